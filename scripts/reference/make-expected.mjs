@@ -1,0 +1,156 @@
+// Regenerates the reference data packer's tests compare against:
+//
+//   tests/data/count-vectors.json   (encoding, text, count) from npm tiktoken
+//   tests/data/conformance/*.json   seeded random fixtures with tricky text
+//   tests/data/expected/*.json      the naive reference packer's output for
+//                                   every fixture under every policy
+//
+// Run from the repository root:
+//   (cd scripts/reference && npm ci) && node scripts/reference/make-expected.mjs
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { get_encoding } from "tiktoken";
+import { pack } from "./pack.mjs";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const DATA = join(ROOT, "tests/data");
+const ENCODINGS = ["cl100k_base", "o200k_base", "o200k_harmony", "p50k_base", "p50k_edit", "r50k_base"];
+const TIKTOKEN_NAME = { o200k_harmony: "o200k_base" };
+
+// A small deterministic PRNG (mulberry32), so the data is reproducible.
+function rng(seed) {
+  return () => {
+    seed |= 0;
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Fragments chosen for what they do at a join: whitespace runs, digits that
+// regroup in threes, contractions, escapes, CJK, emoji, special-token text.
+const FRAGMENTS = [
+  "word", "Words", " ", "  ", "   ", "\n", "\n\n", "\t", " \t ", "\r\n", "123", "4567", "8",
+  "don't", "'s", "'", "I'LL", "\"", "\\", "\\\\", "/", "//", "!!", "?", ".", ",", "-",
+  "日本語", "中文", "한국어", "🙂", "👩‍👩‍👧", "é", "e\u0301", "\u00a0", "\u2028", "\u3000",
+  "<|endoftext|>", "<|fim_prefix|>", "{\"a\":1}", "},{", "]}", "\u0001", "\u007f", "x", "Z",
+  "https://example.com/a?b=c", "`code`", "# Title", "- item", "| a | b |",
+];
+
+function randomText(next, pieces) {
+  let text = "";
+  for (let i = 0; i < pieces; i++) text += FRAGMENTS[Math.floor(next() * FRAGMENTS.length)];
+  if (text.trim() === "") text += "x";
+  return text;
+}
+
+function countVectors() {
+  const samples = [
+    ["prose", "The quick brown fox jumps over the lazy dog. It's 2026; they're here, we've seen it."],
+    ["code", "fn main() {\n    let x: Vec<u32> = (0..10).collect();\n    println!(\"{x:?}\");\n}\n"],
+    ["json envelope", '{"documents":[{"id":"a","url":"https://example.com/a","format":"text","content":"line\\none \\"q\\" \\\\"}]}'],
+    ["empty envelope", '{"documents":[]}'],
+    ["omitted envelope", '{"documents":[],"omitted":[{"id":"a","url":"https://example.com/a","reason":"whole-document-does-not-fit"}]}'],
+    ["cjk", "日本語のテキスト、中文文本，以及한국어 텍스트。"],
+    ["emoji", "👩‍👩‍👧‍👦 🇫🇷 🙂🙂🙂 ✨"],
+    ["special tokens", "<|endoftext|><|fim_prefix|>x<|fim_middle|>y<|fim_suffix|><|endofprompt|>"],
+    ["contractions", "I'M HERE don'T they'Re we'VE he'd she'll it's"],
+    ["digits", "1 12 123 1234 12345 123456 1234567 3.14159 1,000,000"],
+    ["mixed whitespace", "a  b\t\tc\n\n\nd \n e\r\n\r\nf   \u00a0 \u3000 g"],
+    ["trailing whitespace", "end with spaces     "],
+    ["leading whitespace", "     start with spaces"],
+    ["spaces run", " ".repeat(5000) + "x"],
+    ["trailing spaces run", "a" + " ".repeat(5000)],
+    ["tabs run", "\t".repeat(5000) + "x"],
+    ["newlines run", "\n".repeat(5000) + "x"],
+    ["letters run", "a".repeat(20000)],
+    ["digits run", "7".repeat(20000)],
+    ["punctuation run", "!".repeat(20000)],
+    ["nbsp run", "\u00a0".repeat(5000) + "x"],
+    ["cjk run", "漢".repeat(5000)],
+    ["escaped json", JSON.stringify("a\nb\t\"c\" \\ \u0001 \u2028")],
+  ];
+  const next = rng(7);
+  for (let i = 0; i < 40; i++) samples.push([`random ${i}`, randomText(next, 5 + Math.floor(next() * 40))]);
+  const vectors = [];
+  for (const encoding of ENCODINGS) {
+    const enc = get_encoding(TIKTOKEN_NAME[encoding] ?? encoding);
+    for (const [name, text] of samples) {
+      vectors.push({ encoding, name, text, count: enc.encode_ordinary(text).length });
+    }
+    enc.free();
+  }
+  writeFileSync(join(DATA, "count-vectors.json"), JSON.stringify(vectors, null, 1) + "\n");
+}
+
+function conformanceFixtures() {
+  const dir = join(DATA, "conformance");
+  mkdirSync(dir, { recursive: true });
+  const next = rng(2026);
+  for (let n = 0; n < 60; n++) {
+    const encoding = ENCODINGS[n % ENCODINGS.length];
+    const count = 1 + Math.floor(next() * 12);
+    const documents = [];
+    for (let i = 0; i < count; i++) {
+      const doc = {
+        id: next() < 0.2 ? `doc ${i} ✓` : `d${i}`,
+        url: `https://example.com/${n}/${i}${next() < 0.2 ? "?q=a%20b&x=\u00e9" : ""}`,
+        format: next() < 0.5 ? "markdown" : "text",
+        content: randomText(next, 1 + Math.floor(next() * (next() < 0.2 ? 120 : 25))),
+        truncated: false,
+      };
+      if (next() < 0.4) doc.priority = Math.floor(next() * 7) - 3;
+      if (next() < 0.08) doc.required = true;
+      documents.push(doc);
+    }
+    const fixture = {
+      encoding,
+      budget: {
+        contextTokens: 40 + Math.floor(next() * 500),
+        reservedOtherInputTokens: Math.floor(next() * 20),
+        reservedOutputTokens: Math.floor(next() * 20),
+        safetyTokens: Math.floor(next() * 5),
+      },
+      documents,
+    };
+    writeFileSync(join(dir, `${String(n).padStart(3, "0")}.json`), JSON.stringify(fixture, null, 2) + "\n");
+  }
+}
+
+// max-fill with --note-omissions is left out: packer makes no optimality
+// claim there (moving a small document out of the omitted list can shrink
+// the count, so "fullest" and "every skip does not fit" pull apart).
+const VARIANTS = [
+  ["in-order", { policy: "in-order" }],
+  ["priority", { policy: "priority" }],
+  ["max-fill", { policy: "max-fill" }],
+  ["in-order+note-omissions", { policy: "in-order", noteOmissions: true }],
+  ["priority+note-omissions", { policy: "priority", noteOmissions: true }],
+];
+
+function expected() {
+  const dir = join(DATA, "expected");
+  mkdirSync(dir, { recursive: true });
+  const sources = [
+    ...readdirSync(join(ROOT, "fixtures"))
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => ["fixtures", f]),
+    ...readdirSync(join(DATA, "conformance")).map((f) => ["tests/data/conformance", f]),
+  ];
+  for (const [folder, file] of sources) {
+    const fixture = JSON.parse(readFileSync(join(ROOT, folder, file), "utf8").replace(/^\uFEFF/, ""));
+    const out = {};
+    for (const [name, options] of VARIANTS) {
+      const nonRequired = fixture.documents.filter((d) => d.required !== true).length;
+      if (options.policy === "max-fill" && nonRequired > 14) continue;
+      out[name] = pack(fixture, options);
+    }
+    const stem = folder === "fixtures" ? `fixture-${file}` : `conformance-${file}`;
+    writeFileSync(join(dir, stem), JSON.stringify(out, null, 1) + "\n");
+  }
+}
+
+countVectors();
+conformanceFixtures();
+expected();

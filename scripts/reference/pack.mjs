@@ -1,0 +1,194 @@
+// A naive, independent packer that follows SPEC §2-§4 literally: every
+// candidate envelope is serialized with JSON.stringify and counted in full
+// with npm tiktoken's encode_ordinary. It is slow (quadratic) on purpose:
+// it shares no code and no method with packer, so packer's tests can compare
+// against it.
+//
+// Usage: node pack.mjs FIXTURE [--policy in-order|priority|max-fill]
+//                              [--note-omissions] [--encoding E]
+// Prints the JSON object of SPEC §4 (payloadText included), or
+// {"error": CODE} for empty-envelope-does-not-fit / required-does-not-fit.
+import { readFileSync } from "node:fs";
+import { get_encoding } from "tiktoken";
+
+// npm tiktoken has no o200k_harmony; its ordinary text is o200k_base's.
+const TIKTOKEN_NAME = {
+  cl100k_base: "cl100k_base",
+  o200k_base: "o200k_base",
+  o200k_harmony: "o200k_base",
+  p50k_base: "p50k_base",
+  p50k_edit: "p50k_edit",
+  r50k_base: "r50k_base",
+};
+
+const REASON_OMITTED = "whole-document-does-not-fit";
+
+function documentJson(d) {
+  return `{"id":${JSON.stringify(d.id)},"url":${JSON.stringify(d.url)},"format":${JSON.stringify(d.format)},"content":${JSON.stringify(d.content)}}`;
+}
+
+function omittedJson(d) {
+  return `{"id":${JSON.stringify(d.id)},"url":${JSON.stringify(d.url)},"reason":"${REASON_OMITTED}"}`;
+}
+
+function envelope(docs, omitted) {
+  let text = `{"documents":[${docs.map(documentJson).join(",")}]`;
+  if (omitted) text += `,"omitted":[${omitted.map(omittedJson).join(",")}]`;
+  return text + "}";
+}
+
+function compareBytes(a, b) {
+  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+}
+
+export function pack(fixture, { policy = "in-order", noteOmissions = false, encoding } = {}) {
+  const encodingName = encoding ?? fixture.encoding ?? "cl100k_base";
+  const enc = get_encoding(TIKTOKEN_NAME[encodingName]);
+  const count = (text) => enc.encode_ordinary(text).length;
+  const docs = fixture.documents.map((d, index) => ({
+    ...d,
+    index,
+    priority: d.priority ?? 0,
+    required: d.required === true,
+  }));
+  const b = fixture.budget;
+  const available =
+    b.contextTokens - b.reservedOtherInputTokens - b.reservedOutputTokens - b.safetyTokens;
+  const contentTokens = docs.map((d) => count(d.content));
+
+  // The envelope for documents `chosen` (payload order); with omissions,
+  // every other document is listed in input order.
+  const measure = (chosen) => {
+    const ids = new Set(chosen.map((d) => d.index));
+    const omitted = noteOmissions ? docs.filter((d) => !ids.has(d.index)) : null;
+    const text = envelope(chosen, omitted);
+    return { text, tokens: count(text) };
+  };
+
+  let order = [];
+  const decisions = new Array(docs.length);
+  const skipped = [];
+  const tryAdd = (d, reason) => {
+    const before = measure(order).tokens;
+    const after = measure([...order, d]).tokens;
+    const fits = after <= available;
+    decisions[d.index] = {
+      index: d.index,
+      id: d.id,
+      selected: fits,
+      reason: fits ? reason : "whole-document-does-not-fit",
+      contentTokens: contentTokens[d.index],
+      neededTokens: after - before,
+      freeTokens: available - before,
+    };
+    if (fits) order.push(d);
+    else skipped.push(d.index);
+    return fits;
+  };
+
+  if (measure([]).tokens > available) return { error: "empty-envelope-does-not-fit" };
+  const required = docs.filter((d) => d.required);
+  const missing = required.filter((d) => !tryAdd(d, "required"));
+  if (missing.length > 0) return { error: "required-does-not-fit" };
+  const rest = docs.filter((d) => !d.required);
+
+  let optimal;
+  if (policy === "in-order") {
+    for (const d of rest) tryAdd(d, "fits");
+  } else if (policy === "priority") {
+    const sorted = [...rest].sort(
+      (a, b) =>
+        b.priority - a.priority ||
+        contentTokens[a.index] - contentTokens[b.index] ||
+        compareBytes(a.id, b.id),
+    );
+    for (const d of sorted) tryAdd(d, "fits");
+  } else if (policy === "max-fill") {
+    // Exhaustive: every subset of the non-required documents. The fullest
+    // subset wins (ties: prefer documents earlier in input order) among
+    // those that leave out only documents that do not fit (a skip always
+    // needs more than is free). Without omissions every addition grows the
+    // count, so the fullest subset always qualifies; with omissions, moving
+    // a tiny document out of the omitted list can shrink the count.
+    if (rest.length > 16) throw new Error("too many documents for an exhaustive search");
+    const base = [...order];
+    const payloadOrder = (list) =>
+      [...list].sort((x, y) => (y.required - x.required) || x.index - y.index);
+    const fitting = [];
+    for (let mask = 0; mask < 1 << rest.length; mask++) {
+      const chosen = rest.filter((_, i) => mask & (1 << i));
+      const tokens = measure([...base, ...chosen]).tokens;
+      if (tokens <= available) fitting.push({ mask, tokens, chosen });
+    }
+    fitting.sort((a, b) =>
+      b.tokens - a.tokens || (prefersEarlier(a.mask, b.mask, rest.length) ? -1 : 1),
+    );
+    const best = fitting.find(({ chosen }) =>
+      rest
+        .filter((d) => !chosen.includes(d))
+        .every((d) => measure(payloadOrder([...base, ...chosen, d])).tokens > available),
+    );
+    for (const d of best.chosen) tryAdd(d, "fits");
+    const total = measure(order).tokens;
+    for (const d of rest) {
+      if (decisions[d.index]) continue;
+      const withIt = payloadOrder([...order, d]);
+      decisions[d.index] = {
+        index: d.index,
+        id: d.id,
+        selected: false,
+        reason: "whole-document-does-not-fit",
+        contentTokens: contentTokens[d.index],
+        neededTokens: measure(withIt).tokens - total,
+        freeTokens: available - total,
+      };
+      skipped.push(d.index);
+    }
+    optimal = true;
+  } else {
+    throw new Error(`unknown policy ${policy}`);
+  }
+
+  const final = measure(order);
+  enc.free();
+  const result = {
+    encoding: encodingName,
+    policy,
+  };
+  if (optimal !== undefined) result.optimal = optimal;
+  Object.assign(result, {
+    budget: b,
+    availableTokens: available,
+    usedTokens: final.tokens,
+    selectedIds: order.map((d) => d.id),
+    skipped: skipped.map((i) => ({ id: docs[i].id, reason: decisions[i].reason })),
+    decisions,
+    payloadText: final.text,
+  });
+  return result;
+}
+
+// Whether subset `a` beats `b` under "prefer documents earlier in input
+// order": at the first document where they differ, `a` includes it.
+function prefersEarlier(a, b, n) {
+  for (let i = 0; i < n; i++) {
+    const inA = (a >> i) & 1;
+    const inB = (b >> i) & 1;
+    if (inA !== inB) return inA === 1;
+  }
+  return false;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = process.argv.slice(2);
+  const options = {};
+  let file;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--policy") options.policy = args[++i];
+    else if (args[i] === "--note-omissions") options.noteOmissions = true;
+    else if (args[i] === "--encoding") options.encoding = args[++i];
+    else file = args[i];
+  }
+  const fixture = JSON.parse(readFileSync(file, "utf8").replace(/^\uFEFF/, ""));
+  process.stdout.write(JSON.stringify(pack(fixture, options), null, 2) + "\n");
+}

@@ -1,0 +1,412 @@
+//! The command line: clap types, and turning parsed arguments into calls of
+//! the library. Everything that touches stdin, stdout, stderr and files
+//! lives here.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use packer::budget::MAX_BUDGET_VALUE;
+use packer::error::EXIT_OK;
+use packer::fixture::{self, DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
+use packer::output::{self, Format};
+use packer::{Counter, Encoding, Error, Fixture, Limits, Options, PartialBudget, Policy, Request};
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  packed (an empty selection is still success); a closed output pipe is success
+  1  unexpected failure (writing output or --payload-out)
+  2  usage error (bad flags, unknown --model)
+  3  invalid input: unreadable, too large, not UTF-8, not JSON, schema or validation failure
+  4  does not fit: empty-envelope-does-not-fit or required-does-not-fit
+
+Errors are one line on stderr: error[CODE]: MESSAGE. Messages never echo
+capture bytes (content, URLs, ids): only positions, field names and numbers.";
+
+/// Pack whole documents into an LLM context under an exact token budget.
+#[derive(Debug, Parser)]
+#[command(name = "packer", version, after_help = EXIT_CODES)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Select whole documents that fit the budget and print the exact payload with a decision for each
+    #[command(after_help = EXIT_CODES)]
+    Pack(PackArgs),
+    /// Validate a fixture and its budget; print a one-line summary
+    #[command(after_help = EXIT_CODES)]
+    Validate(ValidateArgs),
+    /// Print the exact ordinary-text token count of raw text
+    Count(CountArgs),
+    /// List the encodings and models that map to them
+    Encodings,
+}
+
+/// Where a fixture comes from and how much of it is accepted.
+#[derive(Debug, Args)]
+pub struct InputArgs {
+    /// The fixture file, or - for standard input
+    #[arg(value_name = "FIXTURE|-")]
+    pub fixture: PathBuf,
+
+    /// Refuse inputs larger than this many bytes
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_INPUT_BYTES)]
+    pub max_input_bytes: u64,
+
+    /// Refuse fixtures with more documents than this
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_DOCUMENTS)]
+    pub max_documents: usize,
+}
+
+/// The encoding and budget flags, each overriding the fixture.
+#[derive(Debug, Args)]
+pub struct SettingsArgs {
+    /// Count with this encoding instead of the fixture's
+    #[arg(long, value_name = "E", value_parser = encoding_names(), conflicts_with = "model")]
+    pub encoding: Option<String>,
+
+    /// Count with the encoding of this model (e.g. gpt-4o, gpt-4, davinci)
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+
+    /// The model's context window in tokens
+    #[arg(long, value_name = "N", value_parser = budget_value())]
+    pub context_tokens: Option<u64>,
+
+    /// Tokens reserved for instructions, history and tools
+    #[arg(long, value_name = "N", value_parser = budget_value())]
+    pub reserved_other_input_tokens: Option<u64>,
+
+    /// Tokens reserved for the model's answer
+    #[arg(long, value_name = "N", value_parser = budget_value())]
+    pub reserved_output_tokens: Option<u64>,
+
+    /// Tokens kept as a safety margin
+    #[arg(long, value_name = "N", value_parser = budget_value())]
+    pub safety_tokens: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct PackArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+
+    /// Order in which documents are tried
+    #[arg(long, value_enum, default_value_t = PolicyArg::InOrder)]
+    pub policy: PolicyArg,
+
+    /// What to print on standard output
+    #[arg(long, value_enum, default_value_t = FormatArg::Json)]
+    pub format: FormatArg,
+
+    /// Also write the exact payload to FILE
+    #[arg(long, value_name = "FILE")]
+    pub payload_out: Option<PathBuf>,
+
+    /// List the documents left out inside the payload (and count that list)
+    #[arg(long)]
+    pub note_omissions: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CountArgs {
+    /// The text file, or - for standard input
+    #[arg(value_name = "FILE|-", default_value = "-")]
+    pub file: PathBuf,
+
+    /// The encoding to count with
+    #[arg(long, value_name = "E", value_parser = encoding_names(), default_value = "cl100k_base", conflicts_with = "model")]
+    pub encoding: String,
+
+    /// Count with the encoding of this model
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+
+    /// Refuse inputs larger than this many bytes
+    #[arg(long, value_name = "N", default_value_t = 1 << 30)]
+    pub max_input_bytes: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PolicyArg {
+    /// Input order is priority order
+    InOrder,
+    /// `priority` descending, then fewer content tokens, then id
+    Priority,
+    /// The subset that fills the budget most (reports whether proven optimal)
+    MaxFill,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// Pretty JSON with the payload
+    Json,
+    /// Pretty JSON without the payload
+    Summary,
+    /// The payload's exact bytes, no newline added
+    Payload,
+    /// A table for people
+    Report,
+}
+
+fn encoding_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(Encoding::ALL.map(Encoding::name))
+}
+
+fn budget_value() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(0..=MAX_BUDGET_VALUE)
+}
+
+impl PolicyArg {
+    fn policy(self) -> Policy {
+        match self {
+            PolicyArg::InOrder => Policy::InOrder,
+            PolicyArg::Priority => Policy::Priority,
+            PolicyArg::MaxFill => Policy::MaxFill,
+        }
+    }
+}
+
+impl FormatArg {
+    fn format(self) -> Format {
+        match self {
+            FormatArg::Json => Format::Json,
+            FormatArg::Summary => Format::Summary,
+            FormatArg::Payload => Format::Payload,
+            FormatArg::Report => Format::Report,
+        }
+    }
+}
+
+impl InputArgs {
+    fn limits(&self) -> Limits {
+        Limits {
+            max_input_bytes: self.max_input_bytes,
+            max_documents: self.max_documents,
+        }
+    }
+
+    fn load(&self) -> Result<Fixture, Error> {
+        let bytes = read_input(&self.fixture, self.max_input_bytes)?;
+        Fixture::from_bytes(&bytes, &self.limits())
+    }
+}
+
+impl SettingsArgs {
+    fn encoding(&self) -> Result<Option<Encoding>, Error> {
+        resolve_encoding(self.encoding.as_deref(), self.model.as_deref())
+    }
+
+    fn request(&self, options: Options) -> Result<Request, Error> {
+        Ok(Request {
+            encoding: self.encoding()?,
+            budget: PartialBudget {
+                context_tokens: self.context_tokens,
+                reserved_other_input_tokens: self.reserved_other_input_tokens,
+                reserved_output_tokens: self.reserved_output_tokens,
+                safety_tokens: self.safety_tokens,
+            },
+            options,
+        })
+    }
+}
+
+fn resolve_encoding(name: Option<&str>, model: Option<&str>) -> Result<Option<Encoding>, Error> {
+    if let Some(model) = model {
+        return Encoding::for_model(model)
+            .map(Some)
+            .ok_or(Error::UnknownModel);
+    }
+    // The parser only lets listed names through.
+    Ok(name.and_then(|name| name.parse().ok()))
+}
+
+/// Reads a file (opened read-only) or standard input, at most `limit` bytes.
+fn read_input(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
+    if path == Path::new("-") {
+        fixture::read_bounded(io::stdin().lock(), limit)
+    } else {
+        let file =
+            File::open(path).map_err(|error| Error::UnreadableInput { kind: error.kind() })?;
+        fixture::read_bounded(file, limit)
+    }
+}
+
+/// Writes to standard output; a closed pipe ends quietly as success.
+fn write_stdout(bytes: &[u8]) -> Result<(), Error> {
+    let mut stdout = io::stdout().lock();
+    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
+        Err(error) if error.kind() != io::ErrorKind::BrokenPipe => {
+            Err(Error::Output { kind: error.kind() })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Runs a parsed command and returns its exit status.
+pub fn run(cli: Cli) -> Result<i32, Error> {
+    match cli.command {
+        Command::Pack(args) => pack(args),
+        Command::Validate(args) => validate(args),
+        Command::Count(args) => count(args),
+        Command::Encodings => encodings(),
+    }
+}
+
+fn pack(args: PackArgs) -> Result<i32, Error> {
+    let request = args.settings.request(Options {
+        policy: args.policy.policy(),
+        note_omissions: args.note_omissions,
+    })?;
+    if let Some(out) = &args.payload_out {
+        refuse_overwriting_input(&args.input.fixture, out)?;
+    }
+    let fixture = args.input.load()?;
+    let outcome = packer::pack(&fixture, &request)?;
+    if let Some(out) = &args.payload_out {
+        std::fs::write(out, &outcome.plan.payload_text)
+            .map_err(|error| Error::PayloadOut { kind: error.kind() })?;
+    }
+    let text = output::render(&fixture, &outcome, args.format.format())?;
+    write_stdout(text.as_bytes())?;
+    Ok(EXIT_OK)
+}
+
+/// `--payload-out` must never replace the fixture being read.
+fn refuse_overwriting_input(input: &Path, out: &Path) -> Result<(), Error> {
+    if input == Path::new("-") {
+        return Ok(());
+    }
+    let same = match (input.canonicalize(), out.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        Err(Error::PayloadOutIsInput)
+    } else {
+        Ok(())
+    }
+}
+
+fn validate(args: ValidateArgs) -> Result<i32, Error> {
+    let request = args.settings.request(Options::default())?;
+    let fixture = args.input.load()?;
+    let settings = packer::settings(&fixture, &request)?;
+    let documents = fixture.documents.len();
+    let required = fixture.documents.iter().filter(|d| d.required).count();
+    let line = format!(
+        "valid: {documents} document{}, {required} required, encoding {}, {} tokens available\n",
+        if documents == 1 { "" } else { "s" },
+        settings.encoding,
+        settings.available_tokens,
+    );
+    write_stdout(line.as_bytes())?;
+    Ok(EXIT_OK)
+}
+
+fn count(args: CountArgs) -> Result<i32, Error> {
+    let encoding = resolve_encoding(Some(&args.encoding), args.model.as_deref())?
+        .unwrap_or(Encoding::Cl100kBase);
+    let bytes = read_input(&args.file, args.max_input_bytes)?;
+    let text = std::str::from_utf8(&bytes).map_err(|error| Error::InvalidUtf8 {
+        offset: error.valid_up_to(),
+    })?;
+    let tokens = Counter::new(encoding).count(text);
+    write_stdout(format!("{tokens}\n").as_bytes())?;
+    Ok(EXIT_OK)
+}
+
+fn encodings() -> Result<i32, Error> {
+    let mut text = String::new();
+    for encoding in Encoding::ALL {
+        text.push_str(&format!(
+            "{:<14} {}\n",
+            encoding.name(),
+            encoding.example_models().join(", ")
+        ));
+    }
+    write_stdout(text.as_bytes())?;
+    Ok(EXIT_OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("packer").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn pack_takes_its_defaults() {
+        let Command::Pack(args) = parse(&["pack", "f.json"]).unwrap().command else {
+            panic!("not pack");
+        };
+        assert_eq!(args.policy, PolicyArg::InOrder);
+        assert_eq!(args.format, FormatArg::Json);
+        assert_eq!(args.input.max_input_bytes, 1_048_576);
+        assert_eq!(args.input.max_documents, 100);
+        assert!(!args.note_omissions);
+    }
+
+    #[test]
+    fn bad_flags_are_usage_errors() {
+        for args in [
+            &["pack"][..],
+            &["pack", "f.json", "--policy", "random"],
+            &["pack", "f.json", "--format", "xml"],
+            &["pack", "f.json", "--encoding", "gpt2"],
+            &["pack", "f.json", "--context-tokens", "-1"],
+            &["pack", "f.json", "--context-tokens", "9007199254740992"],
+            &[
+                "pack",
+                "f.json",
+                "--encoding",
+                "cl100k_base",
+                "--model",
+                "gpt-4",
+            ],
+            &["frobnicate"],
+        ] {
+            let error = parse(args).unwrap_err();
+            assert_eq!(error.exit_code(), 2, "{args:?}");
+        }
+    }
+
+    #[test]
+    fn models_resolve_to_encodings_and_unknown_models_are_usage_errors() {
+        assert_eq!(
+            resolve_encoding(None, Some("gpt-4o")),
+            Ok(Some(Encoding::O200kBase))
+        );
+        assert_eq!(
+            resolve_encoding(Some("p50k_base"), None),
+            Ok(Some(Encoding::P50kBase))
+        );
+        let error = resolve_encoding(None, Some("no-such-model")).unwrap_err();
+        assert_eq!(error.exit_status(), 2);
+    }
+}

@@ -1,0 +1,254 @@
+//! A strict JSON reader: duplicate keys are an error, key order is kept,
+//! integers stay integers, and unpaired surrogate escapes are told apart from
+//! other malformed JSON.
+//!
+//! serde_json does the parsing (and bounds nesting at 128 levels); this
+//! module only builds a tree that keeps what schema validation needs.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, MapAccess, SeqAccess, Visitor};
+
+use crate::error::{Error, Position, SchemaPlace, SchemaProblem};
+
+/// A parsed JSON value.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Json {
+    Null,
+    Bool(bool),
+    /// An integer literal that fits in i64 or u64.
+    Integer(i128),
+    /// Any other number (a fraction, an exponent, or a huge integer).
+    Float,
+    String(String),
+    Array(Vec<Json>),
+    /// Keys in input order; never two equal keys.
+    Object(Vec<(String, Json)>),
+}
+
+const DUPLICATE_KEY: &str = "duplicate key";
+
+impl<'de> Deserialize<'de> for Json {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Json, D::Error> {
+        deserializer.deserialize_any(JsonVisitor)
+    }
+}
+
+struct JsonVisitor;
+
+impl<'de> Visitor<'de> for JsonVisitor {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<Json, E> {
+        Ok(Json::Null)
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<Json, E> {
+        Ok(Json::Bool(value))
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<Json, E> {
+        Ok(Json::Integer(value.into()))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Json, E> {
+        Ok(Json::Integer(value.into()))
+    }
+
+    fn visit_f64<E>(self, _value: f64) -> Result<Json, E> {
+        Ok(Json::Float)
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<Json, E> {
+        Ok(Json::String(value.to_owned()))
+    }
+
+    fn visit_string<E>(self, value: String) -> Result<Json, E> {
+        Ok(Json::String(value))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Json::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+        let mut entries: Vec<(String, Json)> = Vec::new();
+        let mut seen = HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                return Err(de::Error::custom(DUPLICATE_KEY));
+            }
+            let value = map.next_value()?;
+            entries.push((key, value));
+        }
+        Ok(Json::Object(entries))
+    }
+}
+
+/// Parses `text` as strict JSON.
+pub(crate) fn parse(text: &str) -> Result<Json, Error> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let parsed = Json::deserialize(&mut deserializer).and_then(|value| {
+        deserializer.end()?;
+        Ok(value)
+    });
+    parsed.map_err(|error| {
+        let at = Position {
+            line: error.line(),
+            column: error.column(),
+        };
+        if let Some(surrogate) = find_unpaired_surrogate(text)
+            && (surrogate.line, surrogate.column) <= (at.line, at.column)
+        {
+            return Error::UnpairedSurrogate { at: surrogate };
+        }
+        match error.classify() {
+            serde_json::error::Category::Data => Error::InvalidSchema {
+                place: SchemaPlace::At(at),
+                problem: SchemaProblem::DuplicateKey,
+            },
+            _ => Error::InvalidJson { at },
+        }
+    })
+}
+
+/// The position of the first `\uXXXX` escape inside a string literal that
+/// is a surrogate without its other half, if any.
+fn find_unpaired_surrogate(text: &str) -> Option<Position> {
+    let bytes = text.as_bytes();
+    let hex = |at: usize| -> Option<u32> {
+        let digits = bytes.get(at..at + 4)?;
+        u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+    };
+    let mut in_string = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match (in_string, bytes[i]) {
+            (false, b'"') => in_string = true,
+            (true, b'"') => in_string = false,
+            (true, b'\\') => {
+                if bytes.get(i + 1) == Some(&b'u')
+                    && let Some(unit) = hex(i + 2)
+                {
+                    if (0xD800..0xDC00).contains(&unit) {
+                        let low = (bytes.get(i + 6..i + 8) == Some(b"\\u"))
+                            .then(|| hex(i + 8))
+                            .flatten();
+                        match low {
+                            Some(low) if (0xDC00..0xE000).contains(&low) => i += 6,
+                            _ => return Some(position_of(text, i)),
+                        }
+                    } else if (0xDC00..0xE000).contains(&unit) {
+                        return Some(position_of(text, i));
+                    }
+                }
+                // Skip the escaped character (a quote must not end the string).
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The 1-based line and column of a byte offset.
+fn position_of(text: &str, offset: usize) -> Position {
+    let before = &text.as_bytes()[..offset];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    Position {
+        line,
+        column: offset - line_start + 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_key_order_and_integer_literals() {
+        let parsed = parse(r#"{"b":1,"a":[true,null,-2,1.0,"x"]}"#).unwrap();
+        assert_eq!(
+            parsed,
+            Json::Object(vec![
+                ("b".into(), Json::Integer(1)),
+                (
+                    "a".into(),
+                    Json::Array(vec![
+                        Json::Bool(true),
+                        Json::Null,
+                        Json::Integer(-2),
+                        Json::Float,
+                        Json::String("x".into())
+                    ])
+                ),
+            ])
+        );
+    }
+
+    #[test]
+    fn refuses_a_duplicate_key_as_a_schema_error() {
+        let error = parse("{\"a\":1,\n\"a\":2}").unwrap_err();
+        assert!(matches!(
+            error,
+            Error::InvalidSchema {
+                problem: SchemaProblem::DuplicateKey,
+                place: SchemaPlace::At(Position { line: 2, .. })
+            }
+        ));
+    }
+
+    #[test]
+    fn refuses_trailing_text_and_bad_syntax_as_invalid_json() {
+        assert!(matches!(parse("{} x"), Err(Error::InvalidJson { .. })));
+        assert!(matches!(parse("{\"a\":}"), Err(Error::InvalidJson { .. })));
+        assert!(matches!(parse(""), Err(Error::InvalidJson { .. })));
+    }
+
+    #[test]
+    fn refuses_deep_nesting_as_invalid_json() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(matches!(parse(&deep), Err(Error::InvalidJson { .. })));
+    }
+
+    #[test]
+    fn tells_unpaired_surrogates_apart() {
+        for text in [
+            r#"{"a":"\uD800"}"#,
+            r#"{"a":"\uDC00"}"#,
+            r#"{"a":"\ud83d x"}"#,
+            r#"{"a":"\uD83D\u0041"}"#,
+            r#"{"\uDFFF":1}"#,
+        ] {
+            assert!(
+                matches!(parse(text), Err(Error::UnpairedSurrogate { .. })),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            parse(r#"{"a":"\uD83D\uDE00 \\uD800"}"#).unwrap(),
+            Json::Object(vec![("a".into(), Json::String("😀 \\uD800".into()))])
+        );
+    }
+
+    #[test]
+    fn positions_are_one_based() {
+        assert_eq!(position_of("ab\ncd", 4), Position { line: 2, column: 2 });
+        assert_eq!(position_of("ab", 0), Position { line: 1, column: 1 });
+    }
+}

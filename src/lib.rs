@@ -1,0 +1,149 @@
+//! packer packs whole documents into an LLM's context under an explicit
+//! token budget.
+//!
+//! It reads a JSON capture of documents (a *fixture*), refuses anything
+//! ambiguous, and selects whole documents while the **complete serialized
+//! payload**, counted exactly with the model's tiktoken encoding, fits
+//! `contextTokens − reservedOtherInputTokens − reservedOutputTokens − safetyTokens`.
+//! It returns that exact payload and a decision for every document.
+//!
+//! # Guarantees
+//!
+//! - `used_tokens` is the exact ordinary-text token count of `payload_text`
+//!   (special-token-looking text counts as plain text), and never exceeds
+//!   `available_tokens`.
+//! - Every document gets exactly one [`Decision`]: selected, or skipped with
+//!   the tokens it needed and the tokens that were free.
+//! - Documents are never truncated; `required` documents are never left out
+//!   (packing fails instead).
+//! - Errors carry positions and numbers, never bytes of the capture.
+//! - No model and no network is ever called.
+//!
+//! # Example
+//!
+//! ```
+//! use packer::{Fixture, Limits, Request};
+//!
+//! let capture = br##"{
+//!   "budget": {"contextTokens": 256, "reservedOtherInputTokens": 64,
+//!              "reservedOutputTokens": 64, "safetyTokens": 16},
+//!   "documents": [
+//!     {"id": "intro", "url": "https://example.com/intro", "format": "markdown",
+//!      "content": "# Intro\nShort.", "truncated": false},
+//!     {"id": "long", "url": "https://example.com/long", "format": "text",
+//!      "content": "word ... word", "truncated": false}
+//!   ]
+//! }"##;
+//! let fixture = Fixture::from_bytes(capture, &Limits::default())?;
+//! let outcome = packer::pack(&fixture, &Request::default())?;
+//! assert_eq!(outcome.available_tokens(), 112);
+//! assert!(outcome.plan.used_tokens as u64 <= outcome.available_tokens());
+//! assert_eq!(outcome.plan.decisions.len(), 2);
+//! assert!(outcome.plan.payload_text.starts_with(r#"{"documents":[{"id":"intro""#));
+//! # Ok::<(), packer::Error>(())
+//! ```
+//!
+//! Bad input is an [`Error`] with a stable [`Error::code`]:
+//!
+//! ```
+//! use packer::{Fixture, Limits};
+//!
+//! let capture = br#"{"documents":[{"id":"a","url":"https://user:pw@example.com/",
+//!   "format":"text","content":"x","truncated":false}]}"#;
+//! let error = Fixture::from_bytes(capture, &Limits::default()).unwrap_err();
+//! assert_eq!(error.code(), "url-credentials");
+//! assert_eq!(error.to_string(), "documents[0].url carries a user name or password; remove the credentials");
+//! ```
+
+pub mod budget;
+pub mod envelope;
+pub mod error;
+pub mod fixture;
+mod json;
+pub mod output;
+pub mod pack;
+pub mod tokens;
+
+pub use budget::{Budget, PartialBudget};
+pub use error::Error;
+pub use fixture::{Document, Fixture, Format, Limits};
+pub use pack::{Decision, Options, Plan, Policy, Reason};
+pub use tokens::{Counter, Encoding};
+
+/// What a caller asks of [`pack`] beyond the fixture: each value given here
+/// overrides the fixture's.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Request {
+    /// The encoding to count with, instead of the fixture's.
+    pub encoding: Option<Encoding>,
+    /// Budget values that replace the fixture's, one by one.
+    pub budget: PartialBudget,
+    /// Policy and omission notes.
+    pub options: Options,
+}
+
+/// A packed fixture: the resolved settings and the plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The encoding counted with.
+    pub encoding: Encoding,
+    /// The policy used.
+    pub policy: Policy,
+    /// The budget after overrides.
+    pub budget: Budget,
+    /// The selection, its decisions and the payload.
+    pub plan: Plan,
+}
+
+impl Outcome {
+    /// `availableTokens`.
+    pub fn available_tokens(&self) -> u64 {
+        self.plan.available_tokens
+    }
+}
+
+/// The settings a fixture resolves to under a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    /// The encoding to count with.
+    pub encoding: Encoding,
+    /// The complete budget.
+    pub budget: Budget,
+    /// `availableTokens`.
+    pub available_tokens: u64,
+}
+
+/// Resolves the encoding and the budget of `fixture` under `request`.
+pub fn settings(fixture: &Fixture, request: &Request) -> Result<Settings, Error> {
+    let encoding = request
+        .encoding
+        .or(fixture.encoding)
+        .unwrap_or(Encoding::Cl100kBase);
+    let budget = fixture
+        .budget
+        .overridden_by(request.budget)
+        .complete(fixture.has_budget)?;
+    Ok(Settings {
+        encoding,
+        budget,
+        available_tokens: budget.available_tokens()?,
+    })
+}
+
+/// Packs a validated fixture.
+pub fn pack(fixture: &Fixture, request: &Request) -> Result<Outcome, Error> {
+    let settings = settings(fixture, request)?;
+    let counter = Counter::new(settings.encoding);
+    let plan = pack::plan(
+        &fixture.documents,
+        counter,
+        settings.available_tokens,
+        &request.options,
+    )?;
+    Ok(Outcome {
+        encoding: settings.encoding,
+        policy: request.options.policy,
+        budget: settings.budget,
+        plan,
+    })
+}

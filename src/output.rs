@@ -1,0 +1,295 @@
+//! Rendering an [`Outcome`]: the JSON object of SPEC §4 (with or without
+//! the payload), the exact payload, and the human report.
+//!
+//! The wire types here are the output format; they are kept apart from the
+//! domain types so that the format changes only on purpose.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::budget::Budget;
+use crate::fixture::Fixture;
+use crate::pack::{Policy, Reason};
+use crate::{Error, Outcome};
+
+/// The output formats of `packer pack`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Format {
+    /// The whole result as pretty JSON, payload included.
+    #[default]
+    Json,
+    /// The JSON without `payloadText`.
+    Summary,
+    /// The payload's exact bytes, nothing added.
+    Payload,
+    /// A table for people.
+    Report,
+}
+
+/// The JSON object of `--format json` and `--format summary`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary<'a> {
+    /// The encoding counted with.
+    pub encoding: &'static str,
+    /// The policy's name.
+    pub policy: &'static str,
+    /// For `max-fill`: whether the selection is proven the fullest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optimal: Option<bool>,
+    /// The budget after overrides.
+    pub budget: Budget,
+    /// The budget left for the payload.
+    pub available_tokens: u64,
+    /// The exact count of the payload.
+    pub used_tokens: usize,
+    /// Selected ids in payload order.
+    pub selected_ids: Vec<&'a str>,
+    /// Ids selected as focused excerpts (only with `--excerpt-query`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub excerpt_ids: Option<Vec<&'a str>>,
+    /// Skipped documents in the order they were tried.
+    pub skipped: Vec<Skipped<'a>>,
+    /// One decision per document, in input order.
+    pub decisions: Vec<DecisionRecord<'a>>,
+    /// The exact payload (absent in the summary).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payload_text: Option<&'a str>,
+}
+
+/// One skipped document.
+#[derive(Debug, Serialize)]
+pub struct Skipped<'a> {
+    /// Its id.
+    pub id: &'a str,
+    /// Why it was skipped.
+    pub reason: &'static str,
+}
+
+/// One decision, as output.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DecisionRecord<'a> {
+    /// Index in the input.
+    pub index: usize,
+    /// The document's id.
+    pub id: &'a str,
+    /// Whether it is in the payload.
+    pub selected: bool,
+    /// Why.
+    pub reason: &'static str,
+    /// Tokens of the raw content alone.
+    pub content_tokens: usize,
+    /// How much the candidate envelope grew the count.
+    pub needed_tokens: i64,
+    /// Available tokens minus the count before the decision.
+    pub free_tokens: u64,
+}
+
+impl<'a> Summary<'a> {
+    /// The summary of `outcome`, with the payload when `with_payload`.
+    pub fn new(fixture: &'a Fixture, outcome: &'a Outcome, with_payload: bool) -> Summary<'a> {
+        let plan = &outcome.plan;
+        let id = |index: usize| fixture.documents[index].id.as_str();
+        let excerpts: Vec<&str> = plan
+            .order
+            .iter()
+            .filter(|&&i| plan.decisions[i].reason == Reason::ExcerptFits)
+            .map(|&i| id(i))
+            .collect();
+        Summary {
+            encoding: outcome.encoding.name(),
+            policy: outcome.policy.name(),
+            optimal: plan.optimal,
+            budget: outcome.budget,
+            available_tokens: plan.available_tokens,
+            used_tokens: plan.used_tokens,
+            selected_ids: plan.order.iter().map(|&i| id(i)).collect(),
+            excerpt_ids: plan.excerpts.then_some(excerpts),
+            skipped: plan
+                .skipped
+                .iter()
+                .map(|&index| Skipped {
+                    id: id(index),
+                    reason: plan.decisions[index].reason.name(),
+                })
+                .collect(),
+            decisions: plan
+                .decisions
+                .iter()
+                .map(|d| DecisionRecord {
+                    index: d.index,
+                    id: id(d.index),
+                    selected: d.selected,
+                    reason: d.reason.name(),
+                    content_tokens: d.content_tokens,
+                    needed_tokens: d.needed_tokens,
+                    free_tokens: d.free_tokens,
+                })
+                .collect(),
+            payload_text: with_payload.then_some(plan.payload_text.as_str()),
+        }
+    }
+}
+
+/// Renders `outcome` in `format`.
+pub fn render(fixture: &Fixture, outcome: &Outcome, format: Format) -> Result<String, Error> {
+    Ok(match format {
+        Format::Json | Format::Summary => {
+            let summary = Summary::new(fixture, outcome, format == Format::Json);
+            let mut text = serde_json::to_string_pretty(&summary).map_err(|_| Error::Output {
+                kind: std::io::ErrorKind::InvalidData,
+            })?;
+            text.push('\n');
+            text
+        }
+        Format::Payload => outcome.plan.payload_text.clone(),
+        Format::Report => report(fixture, outcome),
+    })
+}
+
+/// The human table: one line per document, then totals.
+fn report(fixture: &Fixture, outcome: &Outcome) -> String {
+    let plan = &outcome.plan;
+    let budget = &outcome.budget;
+    let ids: Vec<String> = fixture
+        .documents
+        .iter()
+        .map(|d| terminal_safe(&d.id))
+        .collect();
+    let id_width = ids
+        .iter()
+        .map(|id| id.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(2);
+    let token_width = plan
+        .decisions
+        .iter()
+        .map(|d| d.content_tokens.to_string().len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "policy {}, encoding {}: {} of {} tokens used, {} free",
+        outcome.policy.name(),
+        outcome.encoding.name(),
+        plan.used_tokens,
+        plan.available_tokens,
+        plan.available_tokens - plan.used_tokens as u64,
+    );
+    let _ = writeln!(
+        out,
+        "budget: context {} - other input {} - output {} - safety {} = {} available",
+        budget.context_tokens,
+        budget.reserved_other_input_tokens,
+        budget.reserved_output_tokens,
+        budget.safety_tokens,
+        plan.available_tokens,
+    );
+    if outcome.policy == Policy::MaxFill {
+        let _ = writeln!(
+            out,
+            "max-fill: {}",
+            if plan.optimal == Some(true) {
+                "proven optimal (no other choice of documents fills the budget more)"
+            } else {
+                "not proven optimal (the search was too large; best found is shown)"
+            }
+        );
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "     {:<id_width$}  {:>token_width$}  reason",
+        "id", "tokens"
+    );
+    for decision in &plan.decisions {
+        let mark = if decision.selected { "IN " } else { "out" };
+        let id = &ids[decision.index];
+        let pad = id_width - id.chars().count();
+        let reason = match decision.reason {
+            Reason::ExcerptFits => "excerpt-fits (excerpt)",
+            other => other.name(),
+        };
+        let _ = writeln!(
+            out,
+            "{mark}  {id}{:pad$}  {:>token_width$}  {reason} (needed {}, free {})",
+            "", decision.content_tokens, decision.needed_tokens, decision.free_tokens,
+        );
+    }
+    let selected = plan.order.len();
+    let total = plan.decisions.len();
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "{selected} of {total} documents selected, {} skipped; payload {} tokens of {} available",
+        total - selected,
+        plan.used_tokens,
+        plan.available_tokens,
+    );
+    out
+}
+
+/// `text` with every character that could repaint or reorder a terminal
+/// (controls, bidirectional overrides and isolates, zero-width and other
+/// invisible format characters) written as `\u{XXXX}`, and backslashes
+/// doubled so that the escaped form is unambiguous.
+pub fn terminal_safe(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == '\\' {
+            out.push_str("\\\\");
+        } else if is_unsafe_in_terminal(c) {
+            let _ = write!(out, "\\u{{{:04X}}}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn is_unsafe_in_terminal(c: char) -> bool {
+    c.is_control()
+        || matches!(c,
+            '\u{061C}'                  // arabic letter mark
+            | '\u{115F}' | '\u{1160}'   // hangul fillers
+            | '\u{180E}'                // mongolian vowel separator
+            | '\u{200B}'..='\u{200F}'   // zero-width space/joiners, LRM, RLM
+            | '\u{2028}' | '\u{2029}'   // line and paragraph separators
+            | '\u{202A}'..='\u{202E}'   // bidi embeddings and overrides
+            | '\u{2060}'..='\u{206F}'   // word joiner, invisible operators, isolates
+            | '\u{3164}'                // hangul filler
+            | '\u{FE00}'..='\u{FE0F}'   // variation selectors
+            | '\u{FEFF}'                // zero-width no-break space
+            | '\u{FFA0}'                // halfwidth hangul filler
+            | '\u{FFF9}'..='\u{FFFB}'   // interlinear annotations
+            | '\u{E0000}'..='\u{E007F}' // tags
+            | '\u{E0100}'..='\u{E01EF}' // variation selectors supplement
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminal_safe_escapes_controls_bidi_and_invisible_characters() {
+        assert_eq!(terminal_safe("plain-id_1 日本 🙂"), "plain-id_1 日本 🙂");
+        assert_eq!(terminal_safe("a\u{1b}[2Jb"), "a\\u{001B}[2Jb");
+        assert_eq!(terminal_safe("evil\u{202E}txt.exe"), "evil\\u{202E}txt.exe");
+        assert_eq!(
+            terminal_safe("zero\u{200B}width\u{2066}"),
+            "zero\\u{200B}width\\u{2066}"
+        );
+        assert_eq!(terminal_safe("back\\slash\r"), "back\\\\slash\\u{000D}");
+        assert_eq!(
+            terminal_safe("\u{85}\u{7f}\u{FEFF}"),
+            "\\u{0085}\\u{007F}\\u{FEFF}"
+        );
+    }
+}

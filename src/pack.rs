@@ -1,0 +1,540 @@
+//! Selection: which whole documents go into the envelope, in which order,
+//! and the decision with its numbers for every document (SPEC §3).
+//!
+//! Pure: no I/O, no terminal, no command line. Every number compared with
+//! the budget is the exact count of a complete envelope, taken from
+//! [`crate::envelope::Layout`].
+
+use std::cmp::Reverse;
+
+use rayon::prelude::*;
+
+use crate::envelope::{Layout, Tally, document_json, omitted_json};
+use crate::error::Error;
+use crate::fixture::Document;
+use crate::tokens::Counter;
+
+/// The order in which documents are tried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Policy {
+    /// Input order is priority order (the default).
+    #[default]
+    InOrder,
+    /// `priority` descending, then `contentTokens` ascending, then `id`.
+    Priority,
+    /// The subset that fills the budget most.
+    MaxFill,
+}
+
+impl Policy {
+    /// Every policy.
+    pub const ALL: [Policy; 3] = [Policy::InOrder, Policy::Priority, Policy::MaxFill];
+
+    /// The name used on the command line and in the output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::InOrder => "in-order",
+            Policy::Priority => "priority",
+            Policy::MaxFill => "max-fill",
+        }
+    }
+}
+
+/// Why a document is in or out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Reason {
+    /// Selected: it fit when tried.
+    Fits,
+    /// Selected first because it is required.
+    Required,
+    /// Skipped: the envelope with it would exceed the budget.
+    WholeDocumentDoesNotFit,
+    /// Selected as a focused excerpt because the whole document did not fit.
+    ExcerptFits,
+}
+
+impl Reason {
+    /// The name used in the output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::Fits => "fits",
+            Reason::Required => "required",
+            Reason::WholeDocumentDoesNotFit => "whole-document-does-not-fit",
+            Reason::ExcerptFits => "excerpt-fits",
+        }
+    }
+}
+
+/// The decision for one document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    /// The document's index in the input.
+    pub index: usize,
+    /// Whether it is in the payload.
+    pub selected: bool,
+    /// Why.
+    pub reason: Reason,
+    /// Tokens of the raw `content` on its own.
+    pub content_tokens: usize,
+    /// How much the candidate envelope grew the count (negative when moving
+    /// a document out of the `omitted` list shrinks it).
+    pub needed_tokens: i64,
+    /// `availableTokens` minus the count before the decision.
+    pub free_tokens: u64,
+}
+
+/// What to pack and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Options {
+    /// The selection policy.
+    pub policy: Policy,
+    /// List the documents left out inside the payload.
+    pub note_omissions: bool,
+}
+
+/// The result of packing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// The budget the payload had to fit.
+    pub available_tokens: u64,
+    /// The exact count of `payload_text`.
+    pub used_tokens: usize,
+    /// Indices of the selected documents, in payload order.
+    pub order: Vec<usize>,
+    /// Indices of the skipped documents, in the order they were tried.
+    pub skipped: Vec<usize>,
+    /// Whether focused excerpts were allowed (`--excerpt-query`).
+    pub excerpts: bool,
+    /// One decision per document, in input order.
+    pub decisions: Vec<Decision>,
+    /// For `max-fill`: whether the selection is proven to be the fullest.
+    pub optimal: Option<bool>,
+    /// The exact payload.
+    pub payload_text: String,
+}
+
+/// The largest table (in bits) `max-fill` builds to prove optimality: 64 MiB.
+const MAX_FILL_TABLE_BITS: u128 = 1 << 29;
+
+/// Selects documents under `available` tokens.
+pub fn plan(
+    documents: &[Document],
+    counter: Counter,
+    available: u64,
+    options: &Options,
+) -> Result<Plan, Error> {
+    let (content_tokens, layout) = rayon::join(
+        || {
+            documents
+                .par_iter()
+                .map(|document| counter.count(&document.content))
+                .collect::<Vec<_>>()
+        },
+        || {
+            let jsons = documents
+                .iter()
+                .map(|document| document_json(document, &document.content, None))
+                .collect();
+            let omitted = options
+                .note_omissions
+                .then(|| documents.iter().map(omitted_json).collect());
+            Layout::new(counter, jsons, omitted)
+        },
+    );
+    let mut selector = Selector::new(&layout, available, content_tokens)?;
+    let required: Vec<usize> = documents
+        .iter()
+        .filter(|d| d.required)
+        .map(|d| d.index)
+        .collect();
+    selector.take_required(&required)?;
+    let rest = documents.iter().filter(|d| !d.required);
+    let optimal = match options.policy {
+        Policy::InOrder => {
+            for document in rest {
+                selector.try_add(document.index);
+            }
+            None
+        }
+        Policy::Priority => {
+            let mut order: Vec<&Document> = rest.collect();
+            order.sort_by_key(|d| {
+                (
+                    Reverse(d.priority),
+                    selector.content_tokens[d.index],
+                    d.id.as_bytes(),
+                )
+            });
+            for document in order {
+                selector.try_add(document.index);
+            }
+            None
+        }
+        Policy::MaxFill => {
+            let rest: Vec<usize> = rest.map(|d| d.index).collect();
+            Some(selector.max_fill(&required, &rest))
+        }
+    };
+    Ok(selector.finish(optimal))
+}
+
+/// The state of one selection run.
+struct Selector<'a> {
+    layout: &'a Layout,
+    available: u64,
+    content_tokens: Vec<usize>,
+    tally: Tally<'a>,
+    order: Vec<usize>,
+    skipped: Vec<usize>,
+    decisions: Vec<Option<Decision>>,
+}
+
+impl<'a> Selector<'a> {
+    fn new(layout: &'a Layout, available: u64, content_tokens: Vec<usize>) -> Result<Self, Error> {
+        let tally = Tally::new(layout);
+        let empty = tally.total();
+        if empty as u64 > available {
+            return Err(Error::EmptyEnvelopeDoesNotFit {
+                needed: empty,
+                available,
+            });
+        }
+        Ok(Selector {
+            layout,
+            available,
+            content_tokens,
+            tally,
+            order: Vec::new(),
+            skipped: Vec::new(),
+            decisions: vec![None; layout.len()],
+        })
+    }
+
+    /// Takes every required document in input order, or names those that
+    /// do not fit.
+    fn take_required(&mut self, required: &[usize]) -> Result<(), Error> {
+        let missing: Vec<usize> = required
+            .iter()
+            .copied()
+            .filter(|&index| !self.try_add_as(index, Reason::Required))
+            .collect();
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::RequiredDoesNotFit {
+                indices: missing,
+                available: self.available,
+            })
+        }
+    }
+
+    /// Adds `index` at the end if the envelope still fits; records the decision.
+    fn try_add(&mut self, index: usize) -> bool {
+        self.try_add_as(index, Reason::Fits)
+    }
+
+    fn try_add_as(&mut self, index: usize, reason: Reason) -> bool {
+        let before = self.tally.total();
+        let after = self.tally.total_with(index);
+        let fits = after as u64 <= self.available;
+        self.decisions[index] = Some(Decision {
+            index,
+            selected: fits,
+            reason: if fits {
+                reason
+            } else {
+                Reason::WholeDocumentDoesNotFit
+            },
+            content_tokens: self.content_tokens[index],
+            needed_tokens: after as i64 - before as i64,
+            free_tokens: self.available - before as u64,
+        });
+        if fits {
+            self.tally.push(index);
+            self.order.push(index);
+        } else {
+            self.skipped.push(index);
+        }
+        fits
+    }
+
+    /// Chooses among `rest` (input order) the subset that makes the fullest
+    /// envelope after the required documents, which are already in. Returns
+    /// whether the choice is proven optimal.
+    fn max_fill(&mut self, required: &[usize], rest: &[usize]) -> bool {
+        let proven = if self.layout.notes_omissions() {
+            None
+        } else {
+            self.max_fill_exact(required, rest)
+        };
+        let (chosen, optimal) = match proven {
+            Some(chosen) => (chosen, true),
+            None => {
+                // Too large to prove, or omissions noted: the better of the
+                // in-order fill and (without omissions, where every addition
+                // grows the count and so every prefix of a fitting choice
+                // fits) a largest-first fill.
+                let in_order = self.greedy(rest.iter().copied());
+                let mut candidates = vec![in_order];
+                if !self.layout.notes_omissions() {
+                    let mut by_size = rest.to_vec();
+                    by_size.sort_by_key(|&i| Reverse(self.layout.next_tokens(i)));
+                    let mut largest_first = self.greedy(by_size.into_iter());
+                    largest_first.sort_unstable();
+                    candidates.push(largest_first);
+                }
+                let mut best = candidates
+                    .into_iter()
+                    .max_by_key(|chosen| (self.total_after(chosen), Reverse(chosen.clone())))
+                    .unwrap_or_default();
+                if self.layout.notes_omissions() {
+                    self.settle(&mut best, rest);
+                }
+                // Nothing can beat a payload that uses the whole budget; and
+                // without omissions, where every addition grows the count,
+                // nothing can beat taking every document.
+                let full = self.total_after(&best) as u64 == self.available
+                    || (best.len() == rest.len() && !self.layout.notes_omissions());
+                (best, full)
+            }
+        };
+        // Record decisions in payload order: the chosen documents first,
+        // then what every other document would have needed.
+        for &index in &chosen {
+            self.try_add(index);
+        }
+        let total = self.tally.total();
+        for &index in rest {
+            if self.decisions[index].is_some() {
+                continue;
+            }
+            let with = self.total_with_inserted(index);
+            self.skipped.push(index);
+            self.decisions[index] = Some(Decision {
+                index,
+                selected: false,
+                reason: Reason::WholeDocumentDoesNotFit,
+                content_tokens: self.content_tokens[index],
+                needed_tokens: with as i64 - total as i64,
+                free_tokens: self.available - total as u64,
+            });
+        }
+        optimal
+    }
+
+    /// With omissions noted, taking a document can shrink the count (its
+    /// omitted entry was larger than its place in `documents` adds), so a
+    /// document skipped by a first pass may fit once others are in. Adds
+    /// such documents while the whole choice, taken in input order, fits at
+    /// every step.
+    fn settle(&self, chosen: &mut Vec<usize>, rest: &[usize]) {
+        'grow: loop {
+            for &index in rest {
+                if chosen.contains(&index) {
+                    continue;
+                }
+                let mut trial = chosen.clone();
+                let at = trial.partition_point(|&i| i < index);
+                trial.insert(at, index);
+                if self.fits_at_every_step(&trial) {
+                    *chosen = trial;
+                    continue 'grow;
+                }
+            }
+            return;
+        }
+    }
+
+    /// Whether adding `chosen` in order keeps every intermediate envelope
+    /// within the budget.
+    fn fits_at_every_step(&self, chosen: &[usize]) -> bool {
+        let mut tally = self.tally.clone();
+        chosen.iter().all(|&index| {
+            let fits = tally.total_with(index) as u64 <= self.available;
+            tally.push(index);
+            fits
+        })
+    }
+
+    /// The documents a greedy pass over `order` would add (without adding them).
+    fn greedy(&self, order: impl Iterator<Item = usize>) -> Vec<usize> {
+        let mut tally = self.tally.clone();
+        let mut chosen = Vec::new();
+        for index in order {
+            if tally.total_with(index) as u64 <= self.available {
+                tally.push(index);
+                chosen.push(index);
+            }
+        }
+        chosen
+    }
+
+    /// The count once `chosen` (in input order) follow what is in.
+    fn total_after(&self, chosen: &[usize]) -> usize {
+        let mut tally = self.tally.clone();
+        for &index in chosen {
+            tally.push(index);
+        }
+        tally.total()
+    }
+
+    /// The count of the current envelope with `index` inserted at its
+    /// input-order place among the non-required documents.
+    fn total_with_inserted(&self, index: usize) -> usize {
+        let is_last = self.order.last().is_none_or(|&last| {
+            last < index || self.decisions[last].is_some_and(|d| d.reason == Reason::Required)
+        });
+        self.tally.total_with_at(index, is_last)
+    }
+
+    /// The exact optimum without omissions, by dynamic programming over
+    /// exact per-document counts; `None` when the table would be too large.
+    ///
+    /// With the required documents in, a non-empty choice `S` of the rest
+    /// (in input order, last element `l`) counts
+    /// `base + Σ_{i∈S} next(i) - next(l) + last(l)` where `base` is the count
+    /// of `{"documents":[{"` plus the required documents' `next` counts
+    /// (see [`crate::envelope`]). `reach[j]` holds every value of
+    /// `Σ next - next(l) + last(l)` over the non-empty subsets of
+    /// `rest[j..]`, up to the room left; the best value is the highest bit of
+    /// `reach[0]`, and walking `j` upward rebuilds the subset that includes
+    /// the earliest documents possible.
+    fn max_fill_exact(&self, required: &[usize], rest: &[usize]) -> Option<Vec<usize>> {
+        let layout = self.layout;
+        let base = layout.open_tokens()
+            + required
+                .iter()
+                .map(|&i| layout.next_tokens(i))
+                .sum::<usize>();
+        let empty_choice = self.tally.total() as u64;
+        let Some(room) = self.available.checked_sub(base as u64) else {
+            return Some(Vec::new());
+        };
+        let width = room as usize + 1;
+        if (rest.len() as u128 + 1) * width as u128 > MAX_FILL_TABLE_BITS {
+            return None;
+        }
+        let mut reach = vec![Bits::new(width); rest.len() + 1];
+        for j in (0..rest.len()).rev() {
+            let (head, tail) = reach.split_at_mut(j + 1);
+            let (current, later) = (&mut head[j], &tail[0]);
+            current.or_shifted(later, layout.next_tokens(rest[j]));
+            current.or_assign(later);
+            current.set(layout.last_tokens(rest[j]));
+        }
+        let Some(best) = reach[0].highest() else {
+            return Some(Vec::new());
+        };
+        if ((base + best) as u64) < empty_choice {
+            return Some(Vec::new());
+        }
+        let mut chosen = Vec::new();
+        let mut target = best;
+        for (j, &index) in rest.iter().enumerate() {
+            let next = layout.next_tokens(index);
+            if target > next && reach[j + 1].get(target - next) {
+                chosen.push(index);
+                target -= next;
+            } else if target == layout.last_tokens(index) {
+                chosen.push(index);
+                break;
+            }
+        }
+        Some(chosen)
+    }
+
+    fn finish(self, optimal: Option<bool>) -> Plan {
+        let used_tokens = self.tally.total();
+        let payload_text = self.layout.render(&self.order);
+        debug_assert_eq!(
+            used_tokens,
+            self.layout_counter_check(&payload_text),
+            "the per-entry count disagrees with a full count"
+        );
+        Plan {
+            available_tokens: self.available,
+            used_tokens,
+            order: self.order,
+            skipped: self.skipped,
+            excerpts: false,
+            decisions: self
+                .decisions
+                .into_iter()
+                .map(|d| d.expect("every document is decided"))
+                .collect(),
+            optimal,
+            payload_text,
+        }
+    }
+
+    #[cfg(debug_assertions)]
+    fn layout_counter_check(&self, payload: &str) -> usize {
+        self.layout.counter().count(payload)
+    }
+
+    #[cfg(not(debug_assertions))]
+    fn layout_counter_check(&self, _payload: &str) -> usize {
+        self.tally.total()
+    }
+}
+
+/// A fixed-width set of small integers.
+#[derive(Debug, Clone)]
+struct Bits {
+    words: Vec<u64>,
+    width: usize,
+}
+
+impl Bits {
+    fn new(width: usize) -> Bits {
+        Bits {
+            words: vec![0; width.div_ceil(64)],
+            width,
+        }
+    }
+
+    fn set(&mut self, value: usize) {
+        if value < self.width {
+            self.words[value / 64] |= 1 << (value % 64);
+        }
+    }
+
+    fn get(&self, value: usize) -> bool {
+        value < self.width && self.words[value / 64] & (1 << (value % 64)) != 0
+    }
+
+    fn or_assign(&mut self, other: &Bits) {
+        for (word, other) in self.words.iter_mut().zip(&other.words) {
+            *word |= other;
+        }
+    }
+
+    /// `self |= other << shift`, dropping values at or above the width.
+    fn or_shifted(&mut self, other: &Bits, shift: usize) {
+        let (word_shift, bit_shift) = (shift / 64, shift % 64);
+        for target in (word_shift..self.words.len()).rev() {
+            let source = target - word_shift;
+            let mut word = other.words[source] << bit_shift;
+            if bit_shift > 0 && source > 0 {
+                word |= other.words[source - 1] >> (64 - bit_shift);
+            }
+            self.words[target] |= word;
+        }
+        if let Some(last) = self.words.last_mut()
+            && !self.width.is_multiple_of(64)
+        {
+            *last &= (1 << (self.width % 64)) - 1;
+        }
+    }
+
+    fn highest(&self) -> Option<usize> {
+        self.words
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, word)| **word != 0)
+            .map(|(i, word)| i * 64 + 63 - word.leading_zeros() as usize)
+    }
+}

@@ -1,0 +1,297 @@
+//! Encodings and exact ordinary-text token counting.
+//!
+//! Every count packer reports comes from this module. Text is pre-tokenized
+//! with the encoding's split pattern and each piece is counted with a
+//! linear-time byte-pair encoder (GitHub's `bpe` crate), which gives exactly
+//! the same tokens as tiktoken's `encode_ordinary` without its failure modes:
+//! tiktoken's backtracking regex overflows its stack on long whitespace runs,
+//! and its merge loop is quadratic in the length of a single piece.
+//!
+//! Special-token-looking text (`<|endoftext|>`) is ordinary text here: no
+//! special tokens are ever produced.
+//!
+//! [`Counter::count_before_piece_at`] exposes the pre-tokenizer's pieces so
+//! that [`crate::envelope`] can count an envelope document by document.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::LazyLock;
+
+use bpe::byte_pair_encoding::BytePairEncoding;
+use bpe_openai::Tokenizer;
+
+/// A tiktoken encoding packer can count with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Encoding {
+    /// `cl100k_base` (GPT-4, GPT-3.5): the default.
+    Cl100kBase,
+    /// `o200k_base` (GPT-4o, GPT-4.1, o-series, GPT-5).
+    O200kBase,
+    /// `o200k_harmony` (gpt-oss); its ordinary text is `o200k_base`'s.
+    O200kHarmony,
+    /// `p50k_base` (Codex, text-davinci-002/003).
+    P50kBase,
+    /// `p50k_edit` (edit models); its ordinary text is `p50k_base`'s.
+    P50kEdit,
+    /// `r50k_base` (GPT-3, GPT-2).
+    R50kBase,
+}
+
+/// The error for a name that is not one of [`Encoding::ALL`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnknownEncoding;
+
+impl fmt::Display for UnknownEncoding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("unknown encoding")
+    }
+}
+
+impl std::error::Error for UnknownEncoding {}
+
+impl Encoding {
+    /// Every encoding, in the order `packer encodings` lists them.
+    pub const ALL: [Encoding; 6] = [
+        Encoding::Cl100kBase,
+        Encoding::O200kBase,
+        Encoding::O200kHarmony,
+        Encoding::P50kBase,
+        Encoding::P50kEdit,
+        Encoding::R50kBase,
+    ];
+
+    /// The encoding's tiktoken name, e.g. `cl100k_base`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Cl100kBase => "cl100k_base",
+            Encoding::O200kBase => "o200k_base",
+            Encoding::O200kHarmony => "o200k_harmony",
+            Encoding::P50kBase => "p50k_base",
+            Encoding::P50kEdit => "p50k_edit",
+            Encoding::R50kBase => "r50k_base",
+        }
+    }
+
+    /// The encoding a model name uses, as tiktoken maps it (exact names,
+    /// then prefixes such as `gpt-4o-` and fine-tuned `ft:` names).
+    pub fn for_model(model: &str) -> Option<Encoding> {
+        use tiktoken_rs::tokenizer::{Tokenizer as T, get_tokenizer};
+        Some(match get_tokenizer(model)? {
+            T::O200kHarmony => Encoding::O200kHarmony,
+            T::O200kBase => Encoding::O200kBase,
+            T::Cl100kBase => Encoding::Cl100kBase,
+            T::P50kBase => Encoding::P50kBase,
+            T::P50kEdit => Encoding::P50kEdit,
+            T::R50kBase | T::Gpt2 => Encoding::R50kBase,
+        })
+    }
+
+    /// A few well-known models that map to this encoding (for `packer encodings`).
+    pub fn example_models(self) -> &'static [&'static str] {
+        match self {
+            Encoding::Cl100kBase => &["gpt-4", "gpt-3.5-turbo", "text-embedding-3-small"],
+            Encoding::O200kBase => &["gpt-5", "gpt-4.1", "gpt-4o", "o3", "o4-mini"],
+            Encoding::O200kHarmony => &["gpt-oss-120b", "gpt-oss-20b"],
+            Encoding::P50kBase => &["text-davinci-003", "code-davinci-002"],
+            Encoding::P50kEdit => &["text-davinci-edit-001", "code-davinci-edit-001"],
+            Encoding::R50kBase => &["davinci", "gpt2"],
+        }
+    }
+
+    /// The tokenizer for this encoding, loaded on first use and kept.
+    fn tokenizer(self) -> &'static Tokenizer {
+        match self {
+            Encoding::Cl100kBase => bpe_openai::cl100k_base(),
+            Encoding::O200kBase | Encoding::O200kHarmony => bpe_openai::o200k_base(),
+            Encoding::P50kBase | Encoding::P50kEdit => &P50K_BASE,
+            Encoding::R50kBase => &R50K_BASE,
+        }
+    }
+}
+
+impl fmt::Display for Encoding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Encoding {
+    type Err = UnknownEncoding;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Encoding::ALL
+            .into_iter()
+            .find(|encoding| encoding.name() == name)
+            .ok_or(UnknownEncoding)
+    }
+}
+
+/// The GPT-2 split pattern of `r50k_base` and `p50k_base`, with tiktoken's
+/// negative look-ahead `\s+(?!\S)` rewritten as bpe-openai does for its own
+/// encodings: `\s+$` at the end of text, else `\s+\s` minus its last
+/// character (the second pattern is a one-character look-ahead).
+const GPT2_PATTERNS: [(&str, bool); 3] = [
+    (
+        r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+$",
+        false,
+    ),
+    (r"\s+\s", true),
+    (r"\s+", false),
+];
+
+/// A hash factor without collisions on the GPT-2 vocabularies (the one
+/// bpe-openai uses for its own dictionaries).
+const HASH_FACTOR: u64 = 17_846_336_922_010_275_747;
+
+static P50K_BASE: LazyLock<Tokenizer> =
+    LazyLock::new(|| gpt2_family(tiktoken_rs::p50k_base_singleton()));
+static R50K_BASE: LazyLock<Tokenizer> =
+    LazyLock::new(|| gpt2_family(tiktoken_rs::r50k_base_singleton()));
+
+/// Builds a linear-time tokenizer from one of tiktoken's GPT-2-family
+/// vocabularies: the token byte strings in rank order, with tiktoken's
+/// split pattern. Ranks that are special tokens (a gap in the ordinary
+/// ranks) are left out; counting only needs the merge order.
+fn gpt2_family(core: &tiktoken_rs::CoreBPE) -> Tokenizer {
+    let special: Vec<u32> = core
+        .special_tokens()
+        .iter()
+        .flat_map(|token| core.encode_with_special_tokens(token))
+        .collect();
+    let mut tokens = Vec::new();
+    for rank in 0u32.. {
+        if special.contains(&rank) {
+            continue;
+        }
+        match core.decode_bytes(&[rank]) {
+            Ok(bytes) => tokens.push(bytes),
+            Err(_) => break,
+        }
+    }
+    let bpe = BytePairEncoding::from_dictionary(tokens, Some(HASH_FACTOR));
+    Tokenizer::new_lookahead(bpe, &GPT2_PATTERNS, false).expect("the GPT-2 pattern is valid")
+}
+
+/// Exact ordinary-text counting with one encoding.
+#[derive(Clone, Copy)]
+pub struct Counter {
+    encoding: Encoding,
+    tokenizer: &'static Tokenizer,
+}
+
+impl fmt::Debug for Counter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Counter")
+            .field("encoding", &self.encoding)
+            .finish()
+    }
+}
+
+impl Counter {
+    /// A counter for `encoding`; the first counter of an encoding loads it.
+    pub fn new(encoding: Encoding) -> Counter {
+        Counter {
+            encoding,
+            tokenizer: encoding.tokenizer(),
+        }
+    }
+
+    /// The encoding this counter counts with.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// The exact number of tokens `encode_ordinary(text)` produces.
+    pub fn count(&self, text: &str) -> usize {
+        self.tokenizer.count(text)
+    }
+
+    /// Splits `text` with the encoding's pre-tokenizer and counts the pieces
+    /// that end before the piece containing byte `offset`; returns that count
+    /// and where the containing piece starts. Each piece is counted on its
+    /// own, so the result is exact whenever the split at that start does not
+    /// depend on what follows (see [`crate::envelope`]).
+    pub fn count_before_piece_at(&self, text: &str, offset: usize) -> (usize, usize) {
+        let mut count = 0;
+        let mut start = 0;
+        for piece in self.tokenizer.split(text) {
+            let end = start + piece.len();
+            if end > offset {
+                break;
+            }
+            count += self.tokenizer.bpe.count(piece.as_bytes());
+            start = end;
+        }
+        (count, start)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference(encoding: Encoding) -> &'static tiktoken_rs::CoreBPE {
+        match encoding {
+            Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+            Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
+            Encoding::O200kHarmony => tiktoken_rs::o200k_harmony_singleton(),
+            Encoding::P50kBase => tiktoken_rs::p50k_base_singleton(),
+            Encoding::P50kEdit => tiktoken_rs::p50k_edit_singleton(),
+            Encoding::R50kBase => tiktoken_rs::r50k_base_singleton(),
+        }
+    }
+
+    #[test]
+    fn every_encoding_counts_like_tiktoken_on_mixed_text() {
+        let samples = [
+            "Hello, world! It's 2026 and the café serves 12345678 crêpes.",
+            "fn main() {\n    println!(\"{}\", 1 + 2);\n}\n\n\n   \t  end",
+            "日本語のテキストと中文文本，还有한국어 텍스트。",
+            "emoji 👩‍👩‍👧‍👦 and flags 🇫🇷🇩🇪 and <|endoftext|> <|fim_prefix|>",
+            "{\"documents\":[{\"id\":\"a\",\"url\":\"https://x.test/\",\"format\":\"text\",\"content\":\"x\\n\\\"y\\\" \\\\\"}]}",
+            "  leading and trailing spaces   ",
+            "I'M HERE, you're there, they'LL see; don't",
+        ];
+        for encoding in Encoding::ALL {
+            let counter = Counter::new(encoding);
+            for text in samples {
+                let expected = reference(encoding).encode_ordinary(text).len();
+                assert_eq!(counter.count(text), expected, "{encoding} on {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn encodings_parse_from_their_names_and_nothing_else() {
+        for encoding in Encoding::ALL {
+            assert_eq!(encoding.name().parse(), Ok(encoding));
+        }
+        assert_eq!("cl100k".parse::<Encoding>(), Err(UnknownEncoding));
+        assert_eq!("CL100K_BASE".parse::<Encoding>(), Err(UnknownEncoding));
+    }
+
+    #[test]
+    fn models_map_to_their_encodings() {
+        assert_eq!(Encoding::for_model("gpt-4"), Some(Encoding::Cl100kBase));
+        assert_eq!(
+            Encoding::for_model("gpt-4o-mini"),
+            Some(Encoding::O200kBase)
+        );
+        assert_eq!(
+            Encoding::for_model("gpt-oss-20b"),
+            Some(Encoding::O200kHarmony)
+        );
+        assert_eq!(
+            Encoding::for_model("text-davinci-003"),
+            Some(Encoding::P50kBase)
+        );
+        assert_eq!(Encoding::for_model("davinci"), Some(Encoding::R50kBase));
+        assert_eq!(Encoding::for_model("no-such-model"), None);
+        for encoding in Encoding::ALL {
+            for model in encoding.example_models() {
+                assert_eq!(Encoding::for_model(model), Some(encoding), "{model}");
+            }
+        }
+    }
+}
