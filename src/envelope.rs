@@ -25,7 +25,7 @@
 //! nothing before it.
 //!
 //! Each [`Entry`] therefore keeps the count of its pieces up to that final
-//! run ([`Entry::stable`]), and the short run itself, which is counted
+//! run (its `stable` count), and the short run itself, which is counted
 //! together with what follows the entry in the envelope being measured. The
 //! count of any envelope is then a sum of per-entry numbers (see
 //! [`Layout::total`]), exact by construction; the tests check it against an

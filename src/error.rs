@@ -101,8 +101,14 @@ pub enum Error {
         offset: usize,
     },
     /// The input is not JSON.
-    #[error("the input is not valid JSON (or nests deeper than 128 levels) at {at}")]
+    #[error("the input is not valid JSON at {at}")]
     InvalidJson {
+        /// Where parsing stopped.
+        at: Position,
+    },
+    /// The input nests arrays and objects deeper than the parser allows.
+    #[error("the input nests arrays or objects deeper than 128 levels at {at}")]
+    TooDeep {
         /// Where parsing stopped.
         at: Position,
     },
@@ -278,7 +284,7 @@ impl Error {
             Error::UnreadableInput { .. } => "unreadable-input",
             Error::InputTooLarge { .. } => "input-too-large",
             Error::InvalidUtf8 { .. } => "invalid-utf8",
-            Error::InvalidJson { .. } => "invalid-json",
+            Error::InvalidJson { .. } | Error::TooDeep { .. } => "invalid-json",
             Error::UnpairedSurrogate { .. } => "unpaired-surrogate",
             Error::InvalidSchema { .. } => "invalid-schema",
             Error::UnknownEncoding => "unknown-encoding",
@@ -308,6 +314,7 @@ impl Error {
             | Error::InputTooLarge { .. }
             | Error::InvalidUtf8 { .. }
             | Error::InvalidJson { .. }
+            | Error::TooDeep { .. }
             | Error::UnpairedSurrogate { .. }
             | Error::InvalidSchema { .. }
             | Error::UnknownEncoding

@@ -70,7 +70,7 @@ pub use fixture::{Document, Fixture, Format, Limits};
 pub use pack::{Decision, Options, Plan, Policy, Reason};
 pub use tokens::{Counter, Encoding};
 
-/// What a caller asks of [`pack`] beyond the fixture: each value given here
+/// What a caller asks of [`pack()`] beyond the fixture: each value given here
 /// overrides the fixture's.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Request {

@@ -1,0 +1,366 @@
+//! The `packer` binary, black box: exit codes and whole stdout/stderr.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde::Deserialize;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The binary, run from the repository root with an empty environment.
+fn packer() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_packer"));
+    command.current_dir(root()).env_clear();
+    command
+}
+
+struct Run {
+    status: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn exec(args: &[&str]) -> Run {
+    exec_with_stdin(args, b"")
+}
+
+fn exec_with_stdin(args: &[&str], stdin: &[u8]) -> Run {
+    let output = assert_cmd::Command::from_std(packer())
+        .args(args)
+        .write_stdin(stdin.to_vec())
+        .output()
+        .unwrap();
+    Run {
+        status: output.status.code().unwrap(),
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr: String::from_utf8(output.stderr).unwrap(),
+    }
+}
+
+fn ok(args: &[&str]) -> String {
+    let run = exec(args);
+    assert_eq!(run.status, 0, "{args:?}: {}", run.stderr);
+    assert_eq!(run.stderr, "");
+    run.stdout
+}
+
+#[test]
+fn packs_the_guide_as_json() {
+    insta::assert_snapshot!(ok(&["pack", "fixtures/guide.json"]));
+}
+
+#[test]
+fn packs_the_guide_as_a_summary() {
+    insta::assert_snapshot!(ok(&["pack", "fixtures/guide.json", "--format", "summary"]));
+}
+
+#[test]
+fn packs_the_guide_as_a_report() {
+    insta::assert_snapshot!(ok(&["pack", "fixtures/guide.json", "--format", "report"]));
+}
+
+#[test]
+fn prints_the_payload_alone_without_a_newline() {
+    let payload = ok(&["pack", "fixtures/guide.json", "--format", "payload"]);
+    assert!(payload.ends_with("]}"));
+    insta::assert_snapshot!(payload);
+}
+
+#[test]
+fn reports_every_policy() {
+    insta::assert_snapshot!(
+        "priority",
+        ok(&[
+            "pack",
+            "fixtures/priority.json",
+            "--policy",
+            "priority",
+            "--format",
+            "report"
+        ])
+    );
+    insta::assert_snapshot!(
+        "max_fill",
+        ok(&[
+            "pack",
+            "fixtures/max-fill-beats-in-order.json",
+            "--policy",
+            "max-fill",
+            "--format",
+            "report"
+        ])
+    );
+    insta::assert_snapshot!(
+        "required",
+        ok(&["pack", "fixtures/required-first.json", "--format", "report"])
+    );
+}
+
+#[test]
+fn max_fill_says_whether_it_is_proven_optimal() {
+    let summary = ok(&[
+        "pack",
+        "fixtures/max-fill-beats-in-order.json",
+        "--policy",
+        "max-fill",
+        "--format",
+        "summary",
+    ]);
+    insta::assert_snapshot!(summary);
+}
+
+#[test]
+fn notes_omissions_inside_the_payload() {
+    insta::assert_snapshot!(ok(&[
+        "pack",
+        "fixtures/guide.json",
+        "--note-omissions",
+        "--context-tokens",
+        "364",
+        "--format",
+        "payload"
+    ]));
+}
+
+#[test]
+fn reads_the_fixture_from_standard_input() {
+    let bytes = fs::read(root().join("fixtures/guide.json")).unwrap();
+    let from_stdin = exec_with_stdin(&["pack", "-"], &bytes);
+    assert_eq!(from_stdin.status, 0);
+    assert_eq!(from_stdin.stdout, ok(&["pack", "fixtures/guide.json"]));
+}
+
+#[test]
+fn flags_override_the_budget_and_encoding() {
+    let summary = ok(&[
+        "pack",
+        "fixtures/guide.json",
+        "--context-tokens",
+        "1000",
+        "--model",
+        "gpt-4o",
+        "--format",
+        "summary",
+    ]);
+    insta::assert_snapshot!(summary);
+}
+
+#[test]
+fn validates_a_fixture_in_one_line() {
+    insta::assert_snapshot!(ok(&["validate", "fixtures/guide.json"]), @"valid: 5 documents, 0 required, encoding cl100k_base, 112 tokens available");
+}
+
+#[test]
+fn counts_raw_text_exactly() {
+    let run = exec_with_stdin(&["count"], "hello <|endoftext|> world".as_bytes());
+    assert_eq!((run.status, run.stdout.as_str()), (0, "8\n"));
+    let run = exec_with_stdin(
+        &["count", "--encoding", "r50k_base", "-"],
+        "hello <|endoftext|> world".as_bytes(),
+    );
+    assert_eq!((run.status, run.stdout.as_str()), (0, "9\n"));
+    let run = exec_with_stdin(&["count"], b"\xff");
+    assert_eq!(run.status, 3);
+    assert_eq!(
+        run.stderr,
+        "error[invalid-utf8]: the input is not valid UTF-8 at byte 0\n"
+    );
+}
+
+#[test]
+fn lists_the_encodings() {
+    insta::assert_snapshot!(ok(&["encodings"]));
+}
+
+#[test]
+fn help_lists_the_exit_codes() {
+    insta::assert_snapshot!("help", ok(&["--help"]));
+    insta::assert_snapshot!("pack_help", ok(&["pack", "--help"]));
+}
+
+#[test]
+fn an_empty_selection_is_success() {
+    let summary = ok(&["pack", "fixtures/no-documents.json", "--format", "payload"]);
+    assert_eq!(summary, r#"{"documents":[]}"#);
+}
+
+#[test]
+fn what_does_not_fit_exits_4() {
+    let run = exec(&["pack", "fixtures/required-does-not-fit.json"]);
+    assert_eq!(run.status, 4);
+    assert_eq!(run.stdout, "");
+    insta::assert_snapshot!("required_does_not_fit", run.stderr);
+    let run = exec(&["pack", "fixtures/empty-envelope-does-not-fit.json"]);
+    assert_eq!(run.status, 4);
+    insta::assert_snapshot!("empty_envelope_does_not_fit", run.stderr);
+}
+
+#[test]
+fn bad_flags_exit_2() {
+    for args in [
+        &["pack", "fixtures/guide.json", "--policy", "best"][..],
+        &["pack", "fixtures/guide.json", "--model", "no-such-model"],
+        &["pack", "fixtures/guide.json", "--encoding", "gpt2"],
+        &["pack"],
+        &["frobnicate"],
+    ] {
+        let run = exec(args);
+        assert_eq!(run.status, 2, "{args:?}");
+        assert_eq!(run.stdout, "");
+    }
+    let run = exec(&["pack", "fixtures/guide.json", "--model", "no-such-model"]);
+    assert_eq!(
+        run.stderr,
+        "error[unknown-model]: the model has no known encoding; give --encoding instead (see `packer encodings`)\n"
+    );
+}
+
+/// Every invalid fixture: one error line, exit 3, nothing of the capture
+/// echoed, and the file unchanged.
+#[test]
+fn refuses_every_invalid_fixture_cleanly() {
+    let mut paths: Vec<PathBuf> = fs::read_dir(root().join("fixtures/invalid"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 40);
+    let mut table = String::new();
+    for path in &paths {
+        let before = fs::read(path).unwrap();
+        let relative = path.strip_prefix(root()).unwrap().to_str().unwrap();
+        let run = exec(&["pack", relative]);
+        assert_eq!(run.status, 3, "{relative}: {}", run.stderr);
+        assert_eq!(run.stdout, "", "{relative}");
+        assert_eq!(run.stderr.lines().count(), 1, "{relative}");
+        assert!(run.stderr.starts_with("error["), "{relative}");
+        assert!(
+            !run.stderr.contains("SECRET"),
+            "{relative} echoed the capture: {}",
+            run.stderr
+        );
+        assert!(
+            !run.stderr.contains("example.com"),
+            "{relative}: {}",
+            run.stderr
+        );
+        assert_eq!(fs::read(path).unwrap(), before, "{relative} changed");
+        let name = path.file_name().unwrap().to_str().unwrap();
+        table.push_str(&format!("{name}: {}", run.stderr));
+    }
+    insta::assert_snapshot!(table);
+}
+
+#[test]
+fn refuses_an_oversized_input_from_a_file_and_from_stdin() {
+    let dir = tempdir();
+    let big = dir.join("big.json");
+    fs::write(&big, vec![b' '; 1_048_577]).unwrap();
+    let run = exec(&["pack", big.to_str().unwrap()]);
+    assert_eq!(run.status, 3);
+    assert_eq!(
+        run.stderr,
+        "error[input-too-large]: the input is larger than 1048576 bytes; raise --max-input-bytes to accept it\n"
+    );
+    let run = exec_with_stdin(&["pack", "-", "--max-input-bytes", "100"], &[b' '; 5000]);
+    assert_eq!(run.status, 3);
+    assert!(run.stderr.starts_with("error[input-too-large]"));
+}
+
+#[test]
+fn refuses_a_missing_or_unreadable_input() {
+    let run = exec(&["pack", "fixtures/no-such-file.json"]);
+    assert_eq!(run.status, 3);
+    assert!(
+        run.stderr.starts_with("error[unreadable-input]"),
+        "{}",
+        run.stderr
+    );
+    let run = exec(&["pack", "fixtures"]);
+    assert_eq!(run.status, 3);
+    assert!(
+        run.stderr.starts_with("error[unreadable-input]"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn writes_the_exact_payload_to_a_file_and_never_over_the_input() {
+    let dir = tempdir();
+    let out = dir.join("payload.json");
+    let stdout = ok(&[
+        "pack",
+        "fixtures/guide.json",
+        "--payload-out",
+        out.to_str().unwrap(),
+    ]);
+    #[derive(Deserialize)]
+    struct Output {
+        #[serde(rename = "payloadText")]
+        payload_text: String,
+    }
+    let output: Output = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(fs::read_to_string(&out).unwrap(), output.payload_text);
+
+    let input = dir.join("fixture.json");
+    fs::copy(root().join("fixtures/guide.json"), &input).unwrap();
+    let before = fs::read(&input).unwrap();
+    let run = exec(&[
+        "pack",
+        input.to_str().unwrap(),
+        "--payload-out",
+        input.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status, 2);
+    assert!(run.stderr.starts_with("error[payload-out-is-input]"));
+    assert_eq!(fs::read(&input).unwrap(), before);
+}
+
+#[test]
+fn a_closed_output_pipe_is_success() {
+    let dir = tempdir();
+    let fixture = dir.join("large.json");
+    let content = "word ".repeat(200_000);
+    let text = format!(
+        r#"{{"budget":{{"contextTokens":1000000,"reservedOtherInputTokens":0,"reservedOutputTokens":0,"safetyTokens":0}},"documents":[{{"id":"a","url":"https://example.com/a","format":"text","content":"{content}","truncated":false}}]}}"#
+    );
+    fs::write(&fixture, text).unwrap();
+    let mut child = packer()
+        .args([
+            "pack",
+            fixture.to_str().unwrap(),
+            "--format",
+            "payload",
+            "--max-input-bytes",
+            "2000000",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+}
+
+/// A fresh directory under the target directory.
+fn tempdir() -> PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "cli-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
