@@ -1,0 +1,344 @@
+//! Invariants of every policy on random fixtures, checked against full
+//! counts by tiktoken-rs (an implementation packer does not count with).
+
+use packer::{Document, Encoding, Error, Fixture, Format, Options, PartialBudget, Policy, Request};
+use proptest::prelude::*;
+use proptest::sample::select;
+
+/// Fragments chosen for what they do at the joins of an envelope.
+const FRAGMENTS: &[&str] = &[
+    "word",
+    "Words",
+    " ",
+    "  ",
+    "   ",
+    "\n",
+    "\n\n",
+    "\t",
+    "123",
+    "4567",
+    "8",
+    "don't",
+    "'s",
+    "'",
+    "I'LL",
+    "\"",
+    "\\",
+    "\\\\",
+    "/",
+    "!!",
+    "?",
+    ".",
+    ",",
+    "日本語",
+    "한국어",
+    "🙂",
+    "👩‍👩‍👧",
+    "é",
+    "\u{a0}",
+    "\u{2028}",
+    "\u{3000}",
+    "<|endoftext|>",
+    "},{",
+    "]}",
+    "\u{1}",
+    "x",
+    "# Title",
+];
+
+fn content() -> impl Strategy<Value = String> {
+    prop::collection::vec(select(FRAGMENTS), 1..30).prop_map(|parts| {
+        let text = parts.concat();
+        if text.trim().is_empty() {
+            format!("{text}x")
+        } else {
+            text
+        }
+    })
+}
+
+fn documents(max: usize) -> impl Strategy<Value = Vec<Document>> {
+    prop::collection::vec(
+        (
+            content(),
+            -3i32..=3,
+            prop::bool::weighted(0.1),
+            any::<bool>(),
+            select(&["a", "é", "x y", "🙂"][..]),
+        ),
+        0..=max,
+    )
+    .prop_map(|specs| {
+        specs
+            .into_iter()
+            .enumerate()
+            .map(
+                |(index, (content, priority, required, markdown, id))| Document {
+                    index,
+                    id: format!("{id}{index}"),
+                    url: format!("https://example.com/{index}?q={id}"),
+                    format: if markdown {
+                        Format::Markdown
+                    } else {
+                        Format::Text
+                    },
+                    content,
+                    priority,
+                    required,
+                },
+            )
+            .collect()
+    })
+}
+
+fn encoding() -> impl Strategy<Value = Encoding> {
+    select(&Encoding::ALL[..])
+}
+
+fn oracle(encoding: Encoding) -> &'static tiktoken_rs::CoreBPE {
+    match encoding {
+        Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+        Encoding::O200kBase | Encoding::O200kHarmony => tiktoken_rs::o200k_base_singleton(),
+        Encoding::P50kBase | Encoding::P50kEdit => tiktoken_rs::p50k_base_singleton(),
+        _ => tiktoken_rs::r50k_base_singleton(),
+    }
+}
+
+fn fixture(documents: Vec<Document>, encoding: Encoding, available: u64) -> Fixture {
+    Fixture {
+        encoding: Some(encoding),
+        has_budget: true,
+        budget: PartialBudget {
+            context_tokens: Some(available + 30),
+            reserved_other_input_tokens: Some(10),
+            reserved_output_tokens: Some(15),
+            safety_tokens: Some(5),
+        },
+        documents,
+    }
+}
+
+fn request(policy: Policy, note_omissions: bool) -> Request {
+    Request {
+        options: Options {
+            policy,
+            note_omissions,
+        },
+        ..Request::default()
+    }
+}
+
+/// The envelope of SPEC §2 for `order`, built independently of packer.
+fn envelope(documents: &[Document], order: &[usize], note_omissions: bool) -> String {
+    let string = |s: &str| serde_json::to_string(s).unwrap();
+    let entries: Vec<String> = order
+        .iter()
+        .map(|&i| {
+            let d = &documents[i];
+            let format = match d.format {
+                Format::Markdown => "markdown",
+                Format::Text => "text",
+            };
+            format!(
+                r#"{{"id":{},"url":{},"format":"{format}","content":{}}}"#,
+                string(&d.id),
+                string(&d.url),
+                string(&d.content)
+            )
+        })
+        .collect();
+    let mut text = format!(r#"{{"documents":[{}]"#, entries.join(","));
+    if note_omissions {
+        let omitted: Vec<String> = documents
+            .iter()
+            .filter(|d| !order.contains(&d.index))
+            .map(|d| {
+                format!(
+                    r#"{{"id":{},"url":{},"reason":"whole-document-does-not-fit"}}"#,
+                    string(&d.id),
+                    string(&d.url)
+                )
+            })
+            .collect();
+        text.push_str(&format!(r#","omitted":[{}]"#, omitted.join(",")));
+    }
+    text.push('}');
+    text
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Budget never exceeded, exact count, one decision per document, skips
+    /// that really do not fit, and errors only when they must happen.
+    #[test]
+    fn every_policy_keeps_every_guarantee(
+        documents in documents(10),
+        encoding in encoding(),
+        available in 0u64..400,
+        policy in select(&Policy::ALL[..]),
+        note_omissions in any::<bool>(),
+    ) {
+        let n = documents.len();
+        let fixture = fixture(documents.clone(), encoding, available);
+        let core = oracle(encoding);
+        match packer::pack(&fixture, &request(policy, note_omissions)) {
+            Ok(outcome) => {
+                let plan = &outcome.plan;
+                prop_assert_eq!(plan.available_tokens, available);
+                prop_assert!(plan.used_tokens as u64 <= available);
+                prop_assert_eq!(plan.used_tokens, core.encode_ordinary(&plan.payload_text).len());
+                prop_assert_eq!(&plan.payload_text, &envelope(&documents, &plan.order, note_omissions));
+                prop_assert_eq!(plan.decisions.len(), n);
+                for (index, decision) in plan.decisions.iter().enumerate() {
+                    prop_assert_eq!(decision.index, index);
+                    prop_assert_eq!(decision.selected, plan.order.contains(&index));
+                    prop_assert_eq!(
+                        decision.content_tokens,
+                        core.encode_ordinary(&documents[index].content).len()
+                    );
+                    if !decision.selected && !(policy == Policy::MaxFill && note_omissions) {
+                        prop_assert!(decision.needed_tokens > decision.free_tokens as i64);
+                    }
+                    if documents[index].required {
+                        prop_assert!(decision.selected);
+                    }
+                }
+                let mut selected = plan.order.clone();
+                selected.sort_unstable();
+                selected.dedup();
+                prop_assert_eq!(selected.len(), plan.order.len());
+                prop_assert_eq!(plan.order.len() + plan.skipped.len(), n);
+                prop_assert_eq!(plan.optimal.is_some(), policy == Policy::MaxFill);
+            }
+            Err(Error::EmptyEnvelopeDoesNotFit { needed, .. }) => {
+                let empty = envelope(&documents, &[], note_omissions);
+                prop_assert_eq!(needed, core.encode_ordinary(&empty).len());
+                prop_assert!(needed as u64 > available);
+            }
+            Err(Error::RequiredDoesNotFit { indices, .. }) => {
+                prop_assert!(!indices.is_empty());
+                for index in indices {
+                    prop_assert!(documents[index].required);
+                }
+            }
+            Err(other) => prop_assert!(false, "unexpected error {other:?}"),
+        }
+    }
+
+    /// Shuffling the input changes nothing under `priority` but the
+    /// decisions' input indices (required documents keep their relative
+    /// order, which the contract ties to the input).
+    #[test]
+    fn priority_does_not_depend_on_input_order(
+        documents in documents(10),
+        encoding in encoding(),
+        available in 0u64..400,
+        note_omissions in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let mut shuffled = documents.clone();
+        // A seeded Fisher-Yates over the non-required documents only.
+        let free: Vec<usize> = (0..shuffled.len()).filter(|&i| !shuffled[i].required).collect();
+        let mut state = seed | 1;
+        for k in (1..free.len()).rev() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let j = (state % (k as u64 + 1)) as usize;
+            shuffled.swap(free[k], free[j]);
+        }
+        for (index, document) in shuffled.iter_mut().enumerate() {
+            document.index = index;
+        }
+        let request = request(Policy::Priority, note_omissions);
+        let a = packer::pack(&fixture(documents.clone(), encoding, available), &request);
+        let b = packer::pack(&fixture(shuffled.clone(), encoding, available), &request);
+        match (a, b) {
+            (Ok(a), Ok(b)) => {
+                if !note_omissions {
+                    // (The omitted list is in input order by contract.)
+                    prop_assert_eq!(&a.plan.payload_text, &b.plan.payload_text);
+                }
+                prop_assert_eq!(a.plan.used_tokens, b.plan.used_tokens);
+                let ids = |docs: &[Document], order: &[usize]| -> Vec<String> {
+                    order.iter().map(|&i| docs[i].id.clone()).collect()
+                };
+                prop_assert_eq!(ids(&documents, &a.plan.order), ids(&shuffled, &b.plan.order));
+                prop_assert_eq!(ids(&documents, &a.plan.skipped), ids(&shuffled, &b.plan.skipped));
+                for decision in &a.plan.decisions {
+                    let id = &documents[decision.index].id;
+                    let other = b.plan.decisions.iter().find(|d| &shuffled[d.index].id == id).unwrap();
+                    prop_assert_eq!(
+                        (decision.selected, decision.reason, decision.needed_tokens, decision.free_tokens),
+                        (other.selected, other.reason, other.needed_tokens, other.free_tokens)
+                    );
+                }
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(a.code(), b.code()),
+            (a, b) => prop_assert!(false, "{a:?} vs {b:?}"),
+        }
+    }
+
+    /// max-fill is never less full than in-order or priority.
+    #[test]
+    fn max_fill_is_at_least_as_full_as_the_greedy_policies(
+        documents in documents(12),
+        encoding in encoding(),
+        available in 0u64..500,
+        note_omissions in any::<bool>(),
+    ) {
+        let fixture = fixture(documents, encoding, available);
+        let used = |policy| {
+            packer::pack(&fixture, &request(policy, note_omissions)).map(|o| o.plan.used_tokens).ok()
+        };
+        if let Some(max_fill) = used(Policy::MaxFill) {
+            prop_assert!(max_fill >= used(Policy::InOrder).unwrap());
+            if !note_omissions {
+                prop_assert!(max_fill >= used(Policy::Priority).unwrap());
+            }
+        }
+    }
+
+    /// max-fill reaches the exhaustive optimum (every subset counted in
+    /// full by tiktoken-rs), with the earliest documents among ties, and
+    /// says it is optimal.
+    #[test]
+    fn max_fill_equals_an_exhaustive_search(
+        documents in documents(12),
+        encoding in select(&[Encoding::Cl100kBase, Encoding::O200kBase, Encoding::R50kBase][..]),
+        available in 20u64..500,
+    ) {
+        let fixture = fixture(documents.clone(), encoding, available);
+        let Ok(outcome) = packer::pack(&fixture, &request(Policy::MaxFill, false)) else {
+            return Ok(());
+        };
+        let core = oracle(encoding);
+        let required: Vec<usize> = documents.iter().filter(|d| d.required).map(|d| d.index).collect();
+        let rest: Vec<usize> = documents.iter().filter(|d| !d.required).map(|d| d.index).collect();
+        let mut best: Option<(usize, Vec<bool>, Vec<usize>)> = None;
+        for mask in 0u32..(1 << rest.len()) {
+            let chosen: Vec<usize> = rest.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, &d)| d).collect();
+            let order: Vec<usize> = required.iter().copied().chain(chosen.iter().copied()).collect();
+            let tokens = core.encode_ordinary(&envelope(&documents, &order, false)).len();
+            if tokens as u64 > available {
+                continue;
+            }
+            // Prefer earlier documents: compare inclusion flags in input order, true first.
+            let flags: Vec<bool> = rest.iter().enumerate().map(|(i, _)| mask & (1 << i) != 0).collect();
+            let better = match &best {
+                None => true,
+                Some((best_tokens, best_flags, _)) => {
+                    tokens > *best_tokens || (tokens == *best_tokens && flags > *best_flags)
+                }
+            };
+            if better {
+                best = Some((tokens, flags, order));
+            }
+        }
+        let (tokens, _, order) = best.expect("the required documents fit");
+        prop_assert_eq!(outcome.plan.optimal, Some(true));
+        prop_assert_eq!(outcome.plan.used_tokens, tokens);
+        prop_assert_eq!(&outcome.plan.order, &order);
+    }
+}
