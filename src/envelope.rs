@@ -33,8 +33,6 @@
 
 use std::collections::BTreeSet;
 
-use rayon::prelude::*;
-
 use crate::fixture::Document;
 use crate::tokens::Counter;
 
@@ -131,6 +129,21 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// Counts a document's entry (`json` from [`document_json`]);
+    /// `notes_omissions` says whether an `omitted` list follows the documents.
+    pub fn document(json: String, counter: &Counter, notes_omissions: bool) -> Entry {
+        Entry::new(
+            json,
+            counter,
+            if notes_omissions { TO_OMITTED } else { END },
+        )
+    }
+
+    /// Counts an omitted entry (`json` from [`omitted_json`]).
+    pub fn omitted(json: String, counter: &Counter) -> Entry {
+        Entry::new(json, counter, END)
+    }
+
     /// Counts an entry whose last-of-list ending is `last_ending`.
     fn new(json: String, counter: &Counter, last_ending: &str) -> Entry {
         // The entry from its `id` key on, followed by a representative
@@ -180,20 +193,10 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// Counts each document's JSON (in parallel) and, with
-    /// `note_omissions`, each document's omitted entry.
-    pub fn new(counter: Counter, documents: Vec<String>, omitted: Option<Vec<String>>) -> Layout {
-        let last_ending = if omitted.is_some() { TO_OMITTED } else { END };
-        let documents = documents
-            .into_par_iter()
-            .map(|json| Entry::new(json, &counter, last_ending))
-            .collect();
-        let omitted = omitted.map(|entries| {
-            entries
-                .into_par_iter()
-                .map(|json| Entry::new(json, &counter, END))
-                .collect()
-        });
+    /// A layout of document entries and, when omissions are noted, one
+    /// omitted entry per document (both in input order, counted with
+    /// `counter` by [`Entry::document`] and [`Entry::omitted`]).
+    pub fn new(counter: Counter, documents: Vec<Entry>, omitted: Option<Vec<Entry>>) -> Layout {
         let empty = counter.count(if omitted.is_some() {
             EMPTY_TO_OMITTED
         } else {
@@ -492,12 +495,17 @@ mod tests {
         ] {
             let counter = Counter::new(encoding);
             for notes in [false, true] {
-                let jsons = documents
+                let entries = documents
                     .iter()
-                    .map(|d| document_json(d, &d.content, None))
+                    .map(|d| Entry::document(document_json(d, &d.content, None), &counter, notes))
                     .collect();
-                let omitted = notes.then(|| documents.iter().map(omitted_json).collect());
-                let layout = Layout::new(counter, jsons, omitted);
+                let omitted = notes.then(|| {
+                    documents
+                        .iter()
+                        .map(|d| Entry::omitted(omitted_json(d), &counter))
+                        .collect()
+                });
+                let layout = Layout::new(counter, entries, omitted);
                 for order in orders {
                     let text = layout.render(order);
                     assert_eq!(

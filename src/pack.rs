@@ -9,7 +9,7 @@ use std::cmp::Reverse;
 
 use rayon::prelude::*;
 
-use crate::envelope::{Layout, Tally, document_json, omitted_json};
+use crate::envelope::{Entry, Layout, Tally, document_json, omitted_json};
 use crate::error::Error;
 use crate::fixture::Document;
 use crate::tokens::Counter;
@@ -125,24 +125,28 @@ pub fn plan(
     available: u64,
     options: &Options,
 ) -> Result<Plan, Error> {
-    let (content_tokens, layout) = rayon::join(
-        || {
-            documents
-                .par_iter()
-                .map(|document| counter.count(&document.content))
-                .collect::<Vec<_>>()
-        },
-        || {
-            let jsons = documents
-                .iter()
-                .map(|document| document_json(document, &document.content, None))
-                .collect();
-            let omitted = options
-                .note_omissions
-                .then(|| documents.iter().map(omitted_json).collect());
-            Layout::new(counter, jsons, omitted)
-        },
-    );
+    // One parallel pass: each document's content alone, its envelope entry
+    // and, with omissions noted, its omitted entry.
+    let notes = options.note_omissions;
+    let counted: Vec<(usize, Entry, Option<Entry>)> = documents
+        .par_iter()
+        .map(|document| {
+            let content = counter.count(&document.content);
+            let json = document_json(document, &document.content, None);
+            let entry = Entry::document(json, &counter, notes);
+            let omitted = notes.then(|| Entry::omitted(omitted_json(document), &counter));
+            (content, entry, omitted)
+        })
+        .collect();
+    let mut content_tokens = Vec::with_capacity(counted.len());
+    let mut entries = Vec::with_capacity(counted.len());
+    let mut omitted = Vec::with_capacity(if notes { counted.len() } else { 0 });
+    for (content, entry, omitted_entry) in counted {
+        content_tokens.push(content);
+        entries.push(entry);
+        omitted.extend(omitted_entry);
+    }
+    let layout = Layout::new(counter, entries, notes.then_some(omitted));
     let mut selector = Selector::new(&layout, available, content_tokens)?;
     let required: Vec<usize> = documents
         .iter()

@@ -17,8 +17,11 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::LazyLock;
 
+use std::cell::RefCell;
+
 use bpe::byte_pair_encoding::BytePairEncoding;
-use bpe_openai::Tokenizer;
+use regex_automata::meta::{Cache, Regex};
+use regex_automata::{Anchored, Input};
 
 /// A tiktoken encoding packer can count with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -99,11 +102,11 @@ impl Encoding {
         }
     }
 
-    /// The tokenizer for this encoding, loaded on first use and kept.
-    fn tokenizer(self) -> &'static Tokenizer {
+    /// The engine for this encoding, loaded on first use and kept.
+    fn engine(self) -> &'static Engine {
         match self {
-            Encoding::Cl100kBase => bpe_openai::cl100k_base(),
-            Encoding::O200kBase | Encoding::O200kHarmony => bpe_openai::o200k_base(),
+            Encoding::Cl100kBase => &CL100K_BASE,
+            Encoding::O200kBase | Encoding::O200kHarmony => &O200K_BASE,
             Encoding::P50kBase | Encoding::P50kEdit => &P50K_BASE,
             Encoding::R50kBase => &R50K_BASE,
         }
@@ -127,10 +130,35 @@ impl FromStr for Encoding {
     }
 }
 
-/// The GPT-2 split pattern of `r50k_base` and `p50k_base`, with tiktoken's
-/// negative look-ahead `\s+(?!\S)` rewritten as bpe-openai does for its own
-/// encodings: `\s+$` at the end of text, else `\s+\s` minus its last
-/// character (the second pattern is a one-character look-ahead).
+/// tiktoken's split patterns, with the negative look-ahead `\s+(?!\S)`
+/// rewritten as bpe-openai does: `\s+$` at the end of text, else `\s+\s`
+/// minus its last character (the second pattern is a one-character
+/// look-ahead). Patterns are tried in order, like the alternation they
+/// replace.
+const CL100K_PATTERNS: [(&str, bool); 3] = [
+    (
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+$",
+        false,
+    ),
+    (r"\s+\s", true),
+    (r"\s+", false),
+];
+
+/// `o200k_base`'s pattern (see [`CL100K_PATTERNS`]).
+const O200K_PATTERNS: [(&str, bool); 3] = [
+    (
+        concat!(
+            r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+            r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+            r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+$",
+        ),
+        false,
+    ),
+    (r"\s+\s", true),
+    (r"\s+", false),
+];
+
+/// The GPT-2 pattern of `r50k_base` and `p50k_base` (see [`CL100K_PATTERNS`]).
 const GPT2_PATTERNS: [(&str, bool); 3] = [
     (
         r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+$",
@@ -144,16 +172,34 @@ const GPT2_PATTERNS: [(&str, bool); 3] = [
 /// bpe-openai uses for its own dictionaries).
 const HASH_FACTOR: u64 = 17_846_336_922_010_275_747;
 
-static P50K_BASE: LazyLock<Tokenizer> =
-    LazyLock::new(|| gpt2_family(tiktoken_rs::p50k_base_singleton()));
-static R50K_BASE: LazyLock<Tokenizer> =
-    LazyLock::new(|| gpt2_family(tiktoken_rs::r50k_base_singleton()));
+static CL100K_BASE: LazyLock<Engine> =
+    LazyLock::new(|| Engine::new(0, &bpe_openai::cl100k_base().bpe, &CL100K_PATTERNS));
+static O200K_BASE: LazyLock<Engine> =
+    LazyLock::new(|| Engine::new(1, &bpe_openai::o200k_base().bpe, &O200K_PATTERNS));
+static P50K_BASE: LazyLock<Engine> = LazyLock::new(|| {
+    let bpe = Box::leak(Box::new(gpt2_family(tiktoken_rs::p50k_base_singleton())));
+    Engine::new(2, bpe, &GPT2_PATTERNS)
+});
+static R50K_BASE: LazyLock<Engine> = LazyLock::new(|| {
+    let bpe = Box::leak(Box::new(gpt2_family(tiktoken_rs::r50k_base_singleton())));
+    Engine::new(3, bpe, &GPT2_PATTERNS)
+});
 
-/// Builds a linear-time tokenizer from one of tiktoken's GPT-2-family
-/// vocabularies: the token byte strings in rank order, with tiktoken's
-/// split pattern. Ranks that are special tokens (a gap in the ordinary
-/// ranks) are left out; counting only needs the merge order.
-fn gpt2_family(core: &tiktoken_rs::CoreBPE) -> Tokenizer {
+/// How many distinct engines there are (for the per-thread caches).
+const ENGINES: usize = 4;
+
+thread_local! {
+    /// Each thread's search cache for each engine's split regex: the regex
+    /// is shared, its lazily built DFA states are not, so threads never
+    /// contend for a cache.
+    static CACHES: RefCell<[Option<Cache>; ENGINES]> = const { RefCell::new([None, None, None, None]) };
+}
+
+/// Builds a linear-time byte-pair encoding from one of tiktoken's
+/// GPT-2-family vocabularies: the token byte strings in rank order. Ranks
+/// that are special tokens (a gap in the ordinary ranks) are left out;
+/// counting only needs the merge order.
+fn gpt2_family(core: &tiktoken_rs::CoreBPE) -> BytePairEncoding {
     let special: Vec<u32> = core
         .special_tokens()
         .iter()
@@ -169,15 +215,68 @@ fn gpt2_family(core: &tiktoken_rs::CoreBPE) -> Tokenizer {
             Err(_) => break,
         }
     }
-    let bpe = BytePairEncoding::from_dictionary(tokens, Some(HASH_FACTOR));
-    Tokenizer::new_lookahead(bpe, &GPT2_PATTERNS, false).expect("the GPT-2 pattern is valid")
+    BytePairEncoding::from_dictionary(tokens, Some(HASH_FACTOR))
+}
+
+/// A vocabulary and its split pattern.
+struct Engine {
+    id: usize,
+    bpe: &'static BytePairEncoding,
+    regex: Regex,
+    lookahead: Vec<bool>,
+}
+
+impl Engine {
+    fn new(id: usize, bpe: &'static BytePairEncoding, patterns: &[(&str, bool)]) -> Engine {
+        let (patterns, lookahead): (Vec<&str>, Vec<bool>) = patterns.iter().copied().unzip();
+        let regex = Regex::new_many(&patterns).expect("the split patterns are valid");
+        Engine {
+            id,
+            bpe,
+            regex,
+            lookahead,
+        }
+    }
+
+    /// Calls `each` with every piece of `text`, in order, as tiktoken's
+    /// pre-tokenizer splits it; stops early when `each` returns false.
+    fn for_each_piece(&self, text: &str, mut each: impl FnMut(&str) -> bool) {
+        CACHES.with(|caches| {
+            let mut caches = caches.borrow_mut();
+            let cache = caches[self.id].get_or_insert_with(|| self.regex.create_cache());
+            let mut start = 0;
+            while start < text.len() {
+                let input = Input::new(&text[start..]).anchored(Anchored::Yes);
+                let Some(found) = self.regex.search_with(cache, &input) else {
+                    // Every character matches `\s+` or one of the other
+                    // alternatives, so this cannot happen; count the rest as
+                    // one piece rather than drop it.
+                    each(&text[start..]);
+                    return;
+                };
+                let mut end = start + found.end();
+                if self.lookahead[found.pattern().as_usize()] {
+                    // Drop the one look-ahead character.
+                    let last = text[start..end]
+                        .chars()
+                        .next_back()
+                        .map_or(0, char::len_utf8);
+                    end -= last;
+                }
+                if !each(&text[start..end]) {
+                    return;
+                }
+                start = end;
+            }
+        });
+    }
 }
 
 /// Exact ordinary-text counting with one encoding.
 #[derive(Clone, Copy)]
 pub struct Counter {
     encoding: Encoding,
-    tokenizer: &'static Tokenizer,
+    engine: &'static Engine,
 }
 
 impl fmt::Debug for Counter {
@@ -193,7 +292,7 @@ impl Counter {
     pub fn new(encoding: Encoding) -> Counter {
         Counter {
             encoding,
-            tokenizer: encoding.tokenizer(),
+            engine: encoding.engine(),
         }
     }
 
@@ -204,7 +303,12 @@ impl Counter {
 
     /// The exact number of tokens `encode_ordinary(text)` produces.
     pub fn count(&self, text: &str) -> usize {
-        self.tokenizer.count(text)
+        let mut count = 0;
+        self.engine.for_each_piece(text, |piece| {
+            count += self.engine.bpe.count(piece.as_bytes());
+            true
+        });
+        count
     }
 
     /// Splits `text` with the encoding's pre-tokenizer and counts the pieces
@@ -215,14 +319,15 @@ impl Counter {
     pub fn count_before_piece_at(&self, text: &str, offset: usize) -> (usize, usize) {
         let mut count = 0;
         let mut start = 0;
-        for piece in self.tokenizer.split(text) {
+        self.engine.for_each_piece(text, |piece| {
             let end = start + piece.len();
             if end > offset {
-                break;
+                return false;
             }
-            count += self.tokenizer.bpe.count(piece.as_bytes());
+            count += self.engine.bpe.count(piece.as_bytes());
             start = end;
-        }
+            true
+        });
         (count, start)
     }
 }

@@ -197,7 +197,8 @@ proptest! {
                         decision.content_tokens,
                         core.encode_ordinary(&documents[index].content).len()
                     );
-                    if !decision.selected && !(policy == Policy::MaxFill && note_omissions) {
+                    let unproven_case = policy == Policy::MaxFill && note_omissions;
+                    if !decision.selected && !unproven_case {
                         prop_assert!(decision.needed_tokens > decision.free_tokens as i64);
                     }
                     if documents[index].required {
@@ -280,9 +281,11 @@ proptest! {
         }
     }
 
-    /// max-fill is never less full than in-order or priority.
+    /// max-fill is never less full than in-order. (Not so against
+    /// `priority`: its payload is in selection order, and the same documents
+    /// in another order can count a token or two differently.)
     #[test]
-    fn max_fill_is_at_least_as_full_as_the_greedy_policies(
+    fn max_fill_is_at_least_as_full_as_in_order(
         documents in documents(12),
         encoding in encoding(),
         available in 0u64..500,
@@ -294,9 +297,6 @@ proptest! {
         };
         if let Some(max_fill) = used(Policy::MaxFill) {
             prop_assert!(max_fill >= used(Policy::InOrder).unwrap());
-            if !note_omissions {
-                prop_assert!(max_fill >= used(Policy::Priority).unwrap());
-            }
         }
     }
 

@@ -1,0 +1,312 @@
+//! Benchmarks of the `packer` binary, reported as ratios measured side by
+//! side in one run (the machine may be shared and noisy).
+//!
+//! ```sh
+//! cargo build --release --locked && cargo run --release --locked --example bench
+//! ```
+//!
+//! The corpus is real text: the Markdown and Rust sources of the crates in
+//! the local Cargo registry (which every build of packer has), cut at line
+//! boundaries into documents of about 1.5 KB, in path order. Each timing is
+//! the median of several runs, with the commands compared taking turns.
+//! When `node` and `scripts/reference/node_modules` are present, the naive
+//! reference packer is timed too.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const RUNS: usize = 7;
+
+fn main() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let packer = root.join("target/release/packer");
+    assert!(
+        packer.exists(),
+        "build the binary first: cargo build --release --locked"
+    );
+    let out = root.join("target/bench");
+    fs::create_dir_all(&out).unwrap();
+    let documents = corpus();
+    eprintln!("corpus: {} documents", documents.len());
+
+    let sizes = [100, 1_000, 10_000];
+    let mut fixtures = Vec::new();
+    for n in sizes {
+        let path = out.join(format!("docs-{n}.json"));
+        write_fixture(&path, &documents[..n.min(documents.len())], "cl100k_base");
+        fixtures.push((n, path));
+    }
+    let packer = packer.to_str().unwrap();
+    let big = [
+        "--max-documents",
+        "100000",
+        "--max-input-bytes",
+        "1000000000",
+    ];
+
+    println!("| documents | MB | `packer count` | `packer pack` | pack / count |");
+    println!("|---:|---:|---:|---:|---:|");
+    let mut pack_times = Vec::new();
+    for (n, path) in &fixtures {
+        let path = path.to_str().unwrap();
+        let mb = fs::metadata(path).unwrap().len() as f64 / 1e6;
+        let mut pack = vec![packer, "pack", path, "--format", "summary"];
+        pack.extend(big);
+        let times = race(&[&[packer, "count", path], &pack]);
+        println!(
+            "| {n} | {mb:.1} | {} | {} | {:.2} |",
+            ms(times[0]),
+            ms(times[1]),
+            secs(times[1]) / secs(times[0])
+        );
+        pack_times.push(times[1]);
+    }
+    println!();
+    println!(
+        "10,000 / 1,000 documents pack time: {:.1}x (linear would be about 10x)",
+        secs(pack_times[2]) / secs(pack_times[1])
+    );
+
+    let path = fixtures[2].1.to_str().unwrap();
+    let mb = fs::metadata(path).unwrap().len() as f64 / 1e6;
+    for encoding in ["cl100k_base", "o200k_base", "p50k_base"] {
+        let times = race(&[&[packer, "count", "--encoding", encoding, path]]);
+        println!(
+            "`packer count --encoding {encoding}` on {mb:.1} MB: {} ({:.0} MB/s, one thread, encoder load included)",
+            ms(times[0]),
+            mb / secs(times[0])
+        );
+    }
+
+    let mut policies = Vec::new();
+    for policy in ["in-order", "priority", "max-fill"] {
+        let mut args = vec![
+            packer, "pack", path, "--format", "summary", "--policy", policy,
+        ];
+        args.extend(big);
+        policies.push(args);
+    }
+    let views: Vec<&[&str]> = policies.iter().map(Vec::as_slice).collect();
+    let times = race(&views);
+    println!(
+        "10,000 documents by policy: in-order {}, priority {}, max-fill {}",
+        ms(times[0]),
+        ms(times[1]),
+        ms(times[2])
+    );
+
+    let max_fill = out.join("max-fill-100-docs-1m-budget.json");
+    write_budgeted(&max_fill, &documents[..100], 1_000_000, 0.6);
+    let max_fill = max_fill.to_str().unwrap();
+    let times = race(&[&[
+        packer, "pack", max_fill, "--policy", "max-fill", "--format", "summary",
+    ]]);
+    println!(
+        "max-fill, 100 documents, 1,000,000-token context: {}",
+        ms(times[0])
+    );
+
+    let guide = root.join("fixtures/guide.json");
+    let guide = guide.to_str().unwrap();
+    let reference = root.join("scripts/reference/pack.mjs");
+    let node_ready = root
+        .join("scripts/reference/node_modules/tiktoken")
+        .exists()
+        && Command::new("node").arg("--version").output().is_ok();
+    if node_ready {
+        let reference = reference.to_str().unwrap();
+        let times = race(&[&[packer, "pack", guide], &["node", reference, guide]]);
+        println!(
+            "small fixture (guide.json) end to end: packer {}, naive reference (node + npm tiktoken) {}: {:.1}%",
+            ms(times[0]),
+            ms(times[1]),
+            100.0 * secs(times[0]) / secs(times[1])
+        );
+        let hundred = fixtures[0].1.to_str().unwrap();
+        let mut pack = vec![packer, "pack", hundred, "--format", "summary"];
+        pack.extend(big);
+        let times = race(&[&pack, &["node", reference, hundred]]);
+        println!(
+            "100 documents end to end: packer {}, naive reference {}: {:.0}x faster",
+            ms(times[0]),
+            ms(times[1]),
+            secs(times[1]) / secs(times[0])
+        );
+    } else {
+        let times = race(&[&[packer, "pack", guide]]);
+        println!(
+            "small fixture (guide.json) end to end: {} (no node reference here)",
+            ms(times[0])
+        );
+    }
+
+    let mib = out.join("one-mib.json");
+    let count = documents
+        .iter()
+        .scan(0, |bytes, d| {
+            *bytes += d.len() + 120;
+            Some(*bytes)
+        })
+        .take_while(|&bytes| bytes < 1_040_000)
+        .count();
+    write_fixture(&mib, &documents[..count], "cl100k_base");
+    if Path::new("/usr/bin/time").exists() {
+        let output = Command::new("/usr/bin/time")
+            .args([
+                "-f",
+                "%M",
+                packer,
+                "pack",
+                mib.to_str().unwrap(),
+                "--format",
+                "summary",
+            ])
+            .args(big)
+            .stdout(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            output.status.success(),
+            "packing the 1 MiB fixture failed: {stderr}"
+        );
+        let kb: f64 = stderr
+            .trim()
+            .lines()
+            .last()
+            .unwrap_or("0")
+            .parse()
+            .unwrap_or(0.0);
+        println!(
+            "peak memory packing a {:.2} MB fixture ({count} documents): {:.0} MB",
+            fs::metadata(&mib).unwrap().len() as f64 / 1e6,
+            kb / 1024.0
+        );
+    }
+}
+
+/// Runs each command `RUNS` times, taking turns, and returns the medians.
+fn race(commands: &[&[&str]]) -> Vec<Duration> {
+    let mut times = vec![Vec::new(); commands.len()];
+    for _ in 0..RUNS {
+        for (i, command) in commands.iter().enumerate() {
+            let start = Instant::now();
+            let status = Command::new(command[0])
+                .args(&command[1..])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .unwrap();
+            times[i].push(start.elapsed());
+            assert!(status.success(), "{command:?} failed");
+        }
+    }
+    times
+        .into_iter()
+        .map(|mut t| {
+            t.sort();
+            t[t.len() / 2]
+        })
+        .collect()
+}
+
+fn secs(duration: Duration) -> f64 {
+    duration.as_secs_f64()
+}
+
+fn ms(duration: Duration) -> String {
+    format!("{:.0} ms", duration.as_secs_f64() * 1000.0)
+}
+
+/// Real text from the local Cargo registry, cut into ~1.5 KB documents.
+fn corpus() -> Vec<String> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cargo"));
+    let mut paths: Vec<PathBuf> = ignore::WalkBuilder::new(home.join("registry/src"))
+        .standard_filters(false)
+        .build()
+        .filter_map(Result::ok)
+        .map(|entry| entry.into_path())
+        .filter(|path| {
+            path.extension()
+                .is_some_and(|e| e == "md" || e == "rs" || e == "txt")
+        })
+        .collect();
+    paths.sort();
+    let mut documents = Vec::new();
+    for path in paths {
+        let Ok(text) = fs::read_to_string(&path) else {
+            continue;
+        };
+        let mut chunk = String::new();
+        for line in text.split_inclusive('\n') {
+            chunk.push_str(line);
+            if chunk.len() > 1500 {
+                documents.push(std::mem::take(&mut chunk));
+            }
+        }
+        if !chunk.trim().is_empty() {
+            documents.push(chunk);
+        }
+        if documents.len() >= 12_000 {
+            break;
+        }
+    }
+    documents.retain(|d| !d.trim().is_empty());
+    assert!(
+        documents.len() >= 10_000,
+        "the local registry has too little text"
+    );
+    documents
+}
+
+/// A fixture whose budget is a sixth of its text's bytes (about two thirds
+/// of its tokens), so that packing both selects and skips.
+fn write_fixture(path: &Path, documents: &[String], encoding: &str) {
+    let bytes: usize = documents.iter().map(String::len).sum();
+    write_with_budget(path, documents, encoding, (bytes / 6) as u64);
+}
+
+fn write_budgeted(path: &Path, documents: &[String], context: u64, share: f64) {
+    let bytes: usize = documents.iter().map(String::len).sum();
+    let available = ((bytes as f64 / 4.0) * share) as u64;
+    let mut fixture = fixture_json(documents, "cl100k_base");
+    fixture["budget"] = serde_json::json!({
+        "contextTokens": context,
+        "reservedOtherInputTokens": context - available,
+        "reservedOutputTokens": 0,
+        "safetyTokens": 0,
+    });
+    fs::write(path, fixture.to_string()).unwrap();
+}
+
+fn write_with_budget(path: &Path, documents: &[String], encoding: &str, available: u64) {
+    let mut fixture = fixture_json(documents, encoding);
+    fixture["budget"] = serde_json::json!({
+        "contextTokens": available,
+        "reservedOtherInputTokens": 0,
+        "reservedOutputTokens": 0,
+        "safetyTokens": 0,
+    });
+    fs::write(path, fixture.to_string()).unwrap();
+}
+
+fn fixture_json(documents: &[String], encoding: &str) -> serde_json::Value {
+    let documents: Vec<serde_json::Value> = documents
+        .iter()
+        .enumerate()
+        .map(|(i, content)| {
+            serde_json::json!({
+                "id": format!("doc-{i}"),
+                "url": format!("https://example.com/corpus/{i}"),
+                "format": "text",
+                "content": content,
+                "truncated": false,
+            })
+        })
+        .collect();
+    serde_json::json!({"encoding": encoding, "documents": documents})
+}
