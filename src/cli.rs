@@ -251,8 +251,14 @@ fn read_input(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
 
 /// Writes to standard output; a closed pipe ends quietly as success.
 fn write_stdout(bytes: &[u8]) -> Result<(), Error> {
-    let mut stdout = io::stdout().lock();
-    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
+    with_stdout(|out| out.write_all(bytes))
+}
+
+/// Runs `write` on buffered standard output and flushes it; a closed pipe
+/// ends quietly as success.
+fn with_stdout(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), Error> {
+    let mut stdout = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    match write(&mut stdout).and_then(|()| stdout.flush()) {
         Err(error) if error.kind() != io::ErrorKind::BrokenPipe => {
             Err(Error::Output { kind: error.kind() })
         }
@@ -284,8 +290,8 @@ fn pack(args: PackArgs) -> Result<i32, Error> {
         std::fs::write(out, &outcome.plan.payload_text)
             .map_err(|error| Error::PayloadOut { kind: error.kind() })?;
     }
-    let text = output::render(&fixture, &outcome, args.format.format())?;
-    write_stdout(text.as_bytes())?;
+    let format = args.format.format();
+    with_stdout(|out| output::write(&fixture, &outcome, format, &mut *out))?;
     Ok(EXIT_OK)
 }
 

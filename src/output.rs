@@ -5,13 +5,14 @@
 //! domain types so that the format changes only on purpose.
 
 use std::fmt::Write as _;
+use std::io::{self, Write};
 
 use serde::Serialize;
 
+use crate::Outcome;
 use crate::budget::Budget;
 use crate::fixture::Fixture;
 use crate::pack::{Policy, Reason};
-use crate::{Error, Outcome};
 
 /// The output formats of `packer pack`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -135,19 +136,30 @@ impl<'a> Summary<'a> {
 }
 
 /// Renders `outcome` in `format`.
-pub fn render(fixture: &Fixture, outcome: &Outcome, format: Format) -> Result<String, Error> {
-    Ok(match format {
+pub fn render(fixture: &Fixture, outcome: &Outcome, format: Format) -> String {
+    let mut out = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = write(fixture, outcome, format, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Writes `outcome` in `format` to `out`, without building the whole text
+/// first.
+pub fn write(
+    fixture: &Fixture,
+    outcome: &Outcome,
+    format: Format,
+    out: &mut (impl Write + ?Sized),
+) -> io::Result<()> {
+    match format {
         Format::Json | Format::Summary => {
             let summary = Summary::new(fixture, outcome, format == Format::Json);
-            let mut text = serde_json::to_string_pretty(&summary).map_err(|_| Error::Output {
-                kind: std::io::ErrorKind::InvalidData,
-            })?;
-            text.push('\n');
-            text
+            serde_json::to_writer_pretty(&mut *out, &summary)?;
+            out.write_all(b"\n")
         }
-        Format::Payload => outcome.plan.payload_text.clone(),
-        Format::Report => report(fixture, outcome),
-    })
+        Format::Payload => out.write_all(outcome.plan.payload_text.as_bytes()),
+        Format::Report => out.write_all(report(fixture, outcome).as_bytes()),
+    }
 }
 
 /// The human table: one line per document, then totals.

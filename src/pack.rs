@@ -335,8 +335,20 @@ impl<'a> Selector<'a> {
     /// every step.
     fn settle(&self, chosen: &mut Vec<usize>, rest: &[usize]) {
         'grow: loop {
+            // Only a document that fits the final envelope can qualify; that
+            // check is arithmetic, the step-by-step one is linear.
+            let mut tally = self.tally.clone();
+            let mut taken = vec![false; self.layout.len()];
+            for &index in chosen.iter() {
+                tally.push(index);
+                taken[index] = true;
+            }
             for &index in rest {
-                if chosen.contains(&index) {
+                if taken[index] {
+                    continue;
+                }
+                let at_end = chosen.last().is_none_or(|&last| last < index);
+                if tally.total_with_at(index, at_end) as u64 > self.available {
                     continue;
                 }
                 let mut trial = chosen.clone();

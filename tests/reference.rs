@@ -62,9 +62,7 @@ fn run(fixture: &Fixture, options: Options) -> Value {
         ..Request::default()
     };
     match packer::pack(fixture, &request) {
-        Ok(outcome) => {
-            serde_json::from_str(&render(fixture, &outcome, Format::Json).unwrap()).unwrap()
-        }
+        Ok(outcome) => serde_json::from_str(&render(fixture, &outcome, Format::Json)).unwrap(),
         Err(error) => serde_json::json!({ "error": error.code() }),
     }
 }
