@@ -45,6 +45,26 @@ pub enum Command {
     Count(CountArgs),
     /// List the encodings and models that map to them
     Encodings,
+    /// Print a shell completion script
+    Completions {
+        /// The shell to complete for
+        #[arg(value_enum)]
+        shell: ShellArg,
+    },
+    /// Print the man page (roff)
+    Man,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ShellArg {
+    /// Bash
+    Bash,
+    /// Zsh
+    Zsh,
+    /// Fish
+    Fish,
+    /// PowerShell
+    Powershell,
 }
 
 /// Where a fixture comes from and how much of it is accepted.
@@ -273,6 +293,8 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
         Command::Validate(args) => validate(args),
         Command::Count(args) => count(args),
         Command::Encodings => encodings(),
+        Command::Completions { shell } => completions(shell),
+        Command::Man => man(),
     }
 }
 
@@ -336,6 +358,45 @@ fn count(args: CountArgs) -> Result<i32, Error> {
     })?;
     let tokens = Counter::new(encoding).count(text);
     write_stdout(format!("{tokens}\n").as_bytes())?;
+    Ok(EXIT_OK)
+}
+
+fn completions(shell: ShellArg) -> Result<i32, Error> {
+    use clap::CommandFactory;
+    use clap_complete::Shell;
+    let shell = match shell {
+        ShellArg::Bash => Shell::Bash,
+        ShellArg::Zsh => Shell::Zsh,
+        ShellArg::Fish => Shell::Fish,
+        ShellArg::Powershell => Shell::PowerShell,
+    };
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "packer", &mut script);
+    write_stdout(&script)?;
+    Ok(EXIT_OK)
+}
+
+/// One page: the top-level page, then each command's synopsis and options.
+fn man() -> Result<i32, Error> {
+    use clap::CommandFactory;
+    let command = Cli::command();
+    let mut page = Vec::new();
+    let rendered = clap_mangen::Man::new(command.clone())
+        .render(&mut page)
+        .and_then(|()| {
+            for sub in command.get_subcommands() {
+                page.extend_from_slice(
+                    format!(".SH \"PACKER {}\"\n", sub.get_name().to_uppercase()).as_bytes(),
+                );
+                let bin_name = format!("packer {}", sub.get_name());
+                let man = clap_mangen::Man::new(sub.clone().bin_name(bin_name));
+                man.render_synopsis_section(&mut page)?;
+                man.render_options_section(&mut page)?;
+            }
+            Ok(())
+        });
+    rendered.map_err(|error| Error::Output { kind: error.kind() })?;
+    write_stdout(&page)?;
     Ok(EXIT_OK)
 }
 

@@ -183,6 +183,22 @@ fn help_lists_the_exit_codes() {
 }
 
 #[test]
+fn prints_completions_for_every_shell() {
+    for shell in ["bash", "zsh", "fish", "powershell"] {
+        let script = ok(&["completions", shell]);
+        assert!(script.contains("note-omissions"), "{shell}");
+        insta::assert_snapshot!(format!("completions_{shell}"), script);
+    }
+}
+
+#[test]
+fn prints_the_man_page() {
+    let page = ok(&["man"]);
+    assert!(page.starts_with(".ie"), "{page}");
+    insta::assert_snapshot!(page);
+}
+
+#[test]
 fn an_empty_selection_is_success() {
     let summary = ok(&["pack", "fixtures/no-documents.json", "--format", "payload"]);
     assert_eq!(summary, r#"{"documents":[]}"#);
