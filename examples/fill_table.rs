@@ -54,6 +54,7 @@ fn main() {
                 options: Options {
                     policy,
                     note_omissions: false,
+                    ..Options::default()
                 },
                 ..Request::default()
             };

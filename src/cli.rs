@@ -12,6 +12,7 @@ use packer::budget::MAX_BUDGET_VALUE;
 use packer::error::EXIT_OK;
 use packer::fixture::{self, DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
 use packer::output::{self, Format};
+use packer::pack::ExcerptOptions;
 use packer::{Counter, Encoding, Error, Fixture, Limits, Options, PartialBudget, Policy, Request};
 
 const EXIT_CODES: &str = "\
@@ -45,6 +46,10 @@ pub enum Command {
     Count(CountArgs),
     /// List the encodings and models that map to them
     Encodings,
+    /// Print the lines of a text around what a query looks for
+    Focus(FocusArgs),
+    /// Print a fixture made from a directory's text files
+    Collect(CollectArgs),
     /// Print a shell completion script
     Completions {
         /// The shell to complete for
@@ -53,6 +58,64 @@ pub enum Command {
     },
     /// Print the man page (roff)
     Man,
+}
+
+#[derive(Debug, Args)]
+pub struct FocusArgs {
+    /// The Markdown or text file, or - for standard input
+    #[arg(value_name = "FILE|-", default_value = "-")]
+    pub file: PathBuf,
+
+    /// Keep lines near lines containing any of these terms (split on
+    /// whitespace and commas; terms shorter than 2 characters are dropped)
+    #[arg(long, value_name = "Q")]
+    pub query: Option<String>,
+
+    /// Lines kept on each side of a matching line
+    #[arg(long, value_name = "N", default_value_t = packer::focus::DEFAULT_CONTEXT)]
+    pub context: usize,
+
+    /// Cap the result at this many characters, at a line boundary
+    #[arg(long, value_name = "N", default_value_t = packer::focus::DEFAULT_MAX_CHARS)]
+    pub max_chars: usize,
+
+    /// Refuse inputs larger than this many bytes
+    #[arg(long, value_name = "N", default_value_t = 1 << 30)]
+    pub max_input_bytes: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct CollectArgs {
+    /// The directory to walk
+    pub dir: PathBuf,
+
+    /// The URL that relative paths are joined to
+    #[arg(long, value_name = "URL")]
+    pub base_url: String,
+
+    /// Only files matching this glob (repeatable; `!` excludes)
+    #[arg(long = "glob", value_name = "PATTERN")]
+    pub globs: Vec<String>,
+
+    /// Skip files larger than this many bytes
+    #[arg(long, value_name = "N", default_value_t = packer::collect::DEFAULT_MAX_FILE_BYTES)]
+    pub max_file_bytes: u64,
+
+    /// Put this context size in the fixture's budget
+    #[arg(long, value_name = "N", value_parser = budget_value())]
+    pub context_tokens: Option<u64>,
+
+    /// Put this reservation in the fixture's budget
+    #[arg(long, value_name = "N", value_parser = budget_value())]
+    pub reserved_other_input_tokens: Option<u64>,
+
+    /// Put this reservation in the fixture's budget
+    #[arg(long, value_name = "N", value_parser = budget_value())]
+    pub reserved_output_tokens: Option<u64>,
+
+    /// Put this margin in the fixture's budget
+    #[arg(long, value_name = "N", value_parser = budget_value())]
+    pub safety_tokens: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -134,6 +197,19 @@ pub struct PackArgs {
     /// List the documents left out inside the payload (and count that list)
     #[arg(long)]
     pub note_omissions: bool,
+
+    /// When a whole document does not fit, try a labelled excerpt of the
+    /// lines around these terms
+    #[arg(long, value_name = "Q")]
+    pub excerpt_query: Option<String>,
+
+    /// Lines kept on each side of a matching line in an excerpt
+    #[arg(long, value_name = "N", default_value_t = packer::focus::DEFAULT_CONTEXT, requires = "excerpt_query")]
+    pub excerpt_context: usize,
+
+    /// Cap an excerpt at this many characters, at a line boundary
+    #[arg(long, value_name = "N", default_value_t = packer::focus::DEFAULT_MAX_CHARS, requires = "excerpt_query")]
+    pub excerpt_max_chars: usize,
 }
 
 #[derive(Debug, Args)]
@@ -293,6 +369,8 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
         Command::Validate(args) => validate(args),
         Command::Count(args) => count(args),
         Command::Encodings => encodings(),
+        Command::Focus(args) => focus(args),
+        Command::Collect(args) => collect(args),
         Command::Completions { shell } => completions(shell),
         Command::Man => man(),
     }
@@ -302,6 +380,11 @@ fn pack(args: PackArgs) -> Result<i32, Error> {
     let request = args.settings.request(Options {
         policy: args.policy.policy(),
         note_omissions: args.note_omissions,
+        excerpt: args.excerpt_query.map(|query| ExcerptOptions {
+            query,
+            context: args.excerpt_context,
+            max_chars: args.excerpt_max_chars,
+        }),
     })?;
     if let Some(out) = &args.payload_out {
         refuse_overwriting_input(&args.input.fixture, out)?;
@@ -358,6 +441,50 @@ fn count(args: CountArgs) -> Result<i32, Error> {
     })?;
     let tokens = Counter::new(encoding).count(text);
     write_stdout(format!("{tokens}\n").as_bytes())?;
+    Ok(EXIT_OK)
+}
+
+fn focus(args: FocusArgs) -> Result<i32, Error> {
+    let bytes = read_input(&args.file, args.max_input_bytes)?;
+    let text = std::str::from_utf8(&bytes).map_err(|error| Error::InvalidUtf8 {
+        offset: error.valid_up_to(),
+    })?;
+    let focus = packer::focus::Focus::new(text, args.query.as_deref(), args.context);
+    let excerpt = focus.excerpt(usize::MAX, args.max_chars);
+    write_stdout(format!("{}\n", excerpt.text).as_bytes())?;
+    Ok(EXIT_OK)
+}
+
+fn collect(args: CollectArgs) -> Result<i32, Error> {
+    use std::io::IsTerminal;
+    let options = packer::collect::CollectOptions {
+        base_url: packer::collect::base_url(&args.base_url).map_err(|_| Error::InvalidBaseUrl)?,
+        globs: args.globs,
+        max_file_bytes: args.max_file_bytes,
+    };
+    let tty = io::stderr().is_terminal();
+    let collection = packer::collect::collect(&args.dir, &options, |seen| {
+        if tty && seen % 200 == 0 {
+            eprint!("\rcollecting: {seen} files");
+        }
+    })?;
+    if tty {
+        eprint!("\r\x1b[K");
+    }
+    for (path, reason) in &collection.skipped {
+        eprintln!(
+            "skipped {}: {}",
+            packer::output::terminal_safe(path),
+            reason.describe()
+        );
+    }
+    let budget = PartialBudget {
+        context_tokens: args.context_tokens,
+        reserved_other_input_tokens: args.reserved_other_input_tokens,
+        reserved_output_tokens: args.reserved_output_tokens,
+        safety_tokens: args.safety_tokens,
+    };
+    write_stdout(packer::collect::fixture_json(&collection, &budget).as_bytes())?;
     Ok(EXIT_OK)
 }
 

@@ -126,17 +126,33 @@ pub struct Entry {
     next: usize,
     /// The entry's tokens when it is the last of its list.
     last: usize,
+    /// For a document entry with omissions noted: its tokens as the last
+    /// document when the `omitted` list is empty.
+    none_omitted: usize,
+}
+
+/// An entry's token counts for each thing that can follow it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntryCounts {
+    /// When another entry of its list follows.
+    pub next: usize,
+    /// When it is the last of its list (for documents with omissions
+    /// noted: when some documents are omitted).
+    pub last: usize,
+    /// For documents with omissions noted: last, with nothing omitted.
+    pub none_omitted: usize,
 }
 
 impl Entry {
     /// Counts a document's entry (`json` from [`document_json`]);
     /// `notes_omissions` says whether an `omitted` list follows the documents.
     pub fn document(json: String, counter: &Counter, notes_omissions: bool) -> Entry {
-        Entry::new(
-            json,
-            counter,
-            if notes_omissions { TO_OMITTED } else { END },
-        )
+        let last_ending = if notes_omissions { TO_OMITTED } else { END };
+        let mut entry = Entry::new(json, counter, last_ending);
+        if notes_omissions {
+            entry.none_omitted = entry.followed_by(counter, NONE_OMITTED);
+        }
+        entry
     }
 
     /// Counts an omitted entry (`json` from [`omitted_json`]).
@@ -159,6 +175,7 @@ impl Entry {
             json,
             next: 0,
             last: 0,
+            none_omitted: 0,
         };
         entry.next = entry.followed_by(counter, NEXT);
         entry.last = entry.followed_by(counter, last_ending);
@@ -177,6 +194,15 @@ impl Entry {
     /// The entry's JSON text.
     pub fn json(&self) -> &str {
         &self.json
+    }
+
+    /// The entry's counts.
+    pub fn counts(&self) -> EntryCounts {
+        EntryCounts {
+            next: self.next,
+            last: self.last,
+            none_omitted: self.none_omitted,
+        }
     }
 }
 
@@ -210,6 +236,11 @@ impl Layout {
             empty,
             empty_none_omitted: counter.count(EMPTY_NONE_OMITTED),
         }
+    }
+
+    /// Document `index`'s entry counts.
+    pub fn counts(&self, index: usize) -> EntryCounts {
+        self.documents[index].counts()
     }
 
     /// The counter the layout counts with.
@@ -262,13 +293,23 @@ impl Layout {
 
     /// The envelope's text for documents `order`.
     pub fn render(&self, order: &[usize]) -> String {
+        self.render_with(order, |_| None)
+    }
+
+    /// The envelope's text for documents `order`, where `replace` may give
+    /// another entry's JSON for a document (a focused excerpt).
+    pub fn render_with<'e>(
+        &'e self,
+        order: &[usize],
+        replace: impl Fn(usize) -> Option<&'e str>,
+    ) -> String {
         let mut out = String::new();
         out.push_str(r#"{"documents":["#);
         for (position, &index) in order.iter().enumerate() {
             if position > 0 {
                 out.push(',');
             }
-            out.push_str(&self.documents[index].json);
+            out.push_str(replace(index).unwrap_or(&self.documents[index].json));
         }
         out.push(']');
         if let Some(omitted) = &self.omitted {
@@ -297,7 +338,8 @@ impl Layout {
 #[derive(Debug, Clone)]
 pub struct Tally<'a> {
     layout: &'a Layout,
-    last: Option<usize>,
+    /// The last document's counts.
+    last: Option<EntryCounts>,
     /// Sum of `next` over the documents in the envelope.
     next_sum: usize,
     /// Documents still omitted (only with omissions noted).
@@ -345,10 +387,16 @@ impl<'a> Tally<'a> {
     /// `at_end`, else anywhere before the current last document (the count
     /// does not depend on where).
     pub fn total_with_at(&self, index: usize, at_end: bool) -> usize {
+        self.total_with_counts(index, self.layout.counts(index), at_end)
+    }
+
+    /// [`Tally::total_with_at`] for document `index` given as another entry
+    /// with `counts` (a focused excerpt of it).
+    pub fn total_with_counts(&self, index: usize, counts: EntryCounts, at_end: bool) -> usize {
         let (omitted_last, omitted_next_sum) = self.without_omitted(index);
         self.total_of(
-            if at_end { Some(index) } else { self.last },
-            self.next_sum + self.layout.documents[index].next,
+            if at_end { Some(counts) } else { self.last },
+            self.next_sum + counts.next,
             omitted_last,
             omitted_next_sum,
         )
@@ -356,11 +404,19 @@ impl<'a> Tally<'a> {
 
     /// Adds `index` at the end of the documents.
     pub fn push(&mut self, index: usize) {
+        self.push_counts(index, self.layout.counts(index), true);
+    }
+
+    /// Adds document `index`, given as an entry with `counts`: at the end
+    /// when `at_end`, else before the current last document.
+    pub fn push_counts(&mut self, index: usize, counts: EntryCounts, at_end: bool) {
         let (_, omitted_next_sum) = self.without_omitted(index);
         self.omitted.remove(&index);
         self.omitted_next_sum = omitted_next_sum;
-        self.next_sum += self.layout.documents[index].next;
-        self.last = Some(index);
+        self.next_sum += counts.next;
+        if at_end || self.last.is_none() {
+            self.last = Some(counts);
+        }
     }
 
     /// The omitted list's last entry and `next` sum once `index` leaves it.
@@ -380,7 +436,7 @@ impl<'a> Tally<'a> {
 
     fn total_of(
         &self,
-        last: Option<usize>,
+        last: Option<EntryCounts>,
         next_sum: usize,
         omitted_last: Option<usize>,
         omitted_next_sum: usize,
@@ -389,15 +445,8 @@ impl<'a> Tally<'a> {
         let documents = match (last, &layout.omitted, omitted_last) {
             (None, Some(_), None) => layout.empty_none_omitted,
             (None, _, _) => layout.empty,
-            (Some(last), Some(_), None) => {
-                let entry = &layout.documents[last];
-                layout.open + next_sum - entry.next
-                    + entry.followed_by(&layout.counter, NONE_OMITTED)
-            }
-            (Some(last), _, _) => {
-                let entry = &layout.documents[last];
-                layout.open + next_sum - entry.next + entry.last
-            }
+            (Some(last), Some(_), None) => layout.open + next_sum - last.next + last.none_omitted,
+            (Some(last), _, _) => layout.open + next_sum - last.next + last.last,
         };
         let omitted = match (&layout.omitted, omitted_last) {
             (Some(entries), Some(last)) => {

@@ -213,6 +213,12 @@ pub enum Error {
         /// `availableTokens`.
         available: u64,
     },
+    /// `--base-url` is not an absolute http(s) URL without credentials.
+    #[error("--base-url must be an absolute http or https URL with a host and no credentials")]
+    InvalidBaseUrl,
+    /// A `--glob` pattern does not parse.
+    #[error("a --glob pattern is not a valid glob")]
+    InvalidGlob,
     /// `--payload-out` names the fixture being read.
     #[error(
         "--payload-out names the input fixture; choose another file so the input is never changed"
@@ -301,6 +307,8 @@ impl Error {
             Error::EmptyEnvelopeDoesNotFit { .. } => "empty-envelope-does-not-fit",
             Error::RequiredDoesNotFit { .. } => "required-does-not-fit",
             Error::PayloadOutIsInput => "payload-out-is-input",
+            Error::InvalidBaseUrl => "invalid-base-url",
+            Error::InvalidGlob => "invalid-glob",
             Error::Output { .. } => "output-failed",
             Error::PayloadOut { .. } => "payload-out-failed",
         }
@@ -309,7 +317,10 @@ impl Error {
     /// The process exit status for this error (SPEC §6).
     pub fn exit_status(&self) -> i32 {
         match self {
-            Error::UnknownModel | Error::PayloadOutIsInput => EXIT_USAGE,
+            Error::UnknownModel
+            | Error::PayloadOutIsInput
+            | Error::InvalidBaseUrl
+            | Error::InvalidGlob => EXIT_USAGE,
             Error::UnreadableInput { .. }
             | Error::InputTooLarge { .. }
             | Error::InvalidUtf8 { .. }

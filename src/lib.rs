@@ -56,9 +56,11 @@
 //! ```
 
 pub mod budget;
+pub mod collect;
 pub mod envelope;
 pub mod error;
 pub mod fixture;
+pub mod focus;
 mod json;
 pub mod output;
 pub mod pack;

@@ -225,7 +225,7 @@ fn report(fixture: &Fixture, outcome: &Outcome) -> String {
         let id = &ids[decision.index];
         let pad = id_width - id.chars().count();
         let reason = match decision.reason {
-            Reason::ExcerptFits => "excerpt-fits (excerpt)",
+            Reason::ExcerptFits => "excerpt-fits: a focused excerpt, not the whole document",
             other => other.name(),
         };
         let _ = writeln!(

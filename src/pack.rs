@@ -9,9 +9,12 @@ use std::cmp::Reverse;
 
 use rayon::prelude::*;
 
-use crate::envelope::{Entry, Layout, Tally, document_json, omitted_json};
+use std::collections::HashMap;
+
+use crate::envelope::{Entry, ExcerptLabel, Layout, Tally, document_json, omitted_json};
 use crate::error::Error;
 use crate::fixture::Document;
+use crate::focus::Focus;
 use crate::tokens::Counter;
 
 /// The order in which documents are tried.
@@ -86,12 +89,25 @@ pub struct Decision {
 }
 
 /// What to pack and how.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Options {
     /// The selection policy.
     pub policy: Policy,
     /// List the documents left out inside the payload.
     pub note_omissions: bool,
+    /// Try a focused excerpt of a document whose whole text does not fit.
+    pub excerpt: Option<ExcerptOptions>,
+}
+
+/// How focused excerpts are made (`--excerpt-query` and its companions).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExcerptOptions {
+    /// The query; its terms select the lines kept.
+    pub query: String,
+    /// Lines kept on each side of a matching line.
+    pub context: usize,
+    /// The cap on an excerpt, in characters.
+    pub max_chars: usize,
 }
 
 /// The result of packing.
@@ -148,6 +164,11 @@ pub fn plan(
     }
     let layout = Layout::new(counter, entries, notes.then_some(omitted));
     let mut selector = Selector::new(&layout, available, content_tokens)?;
+    selector.excerpts = options.excerpt.as_ref().map(|excerpt| Excerpts {
+        options: excerpt,
+        documents,
+        chosen: HashMap::new(),
+    });
     let required: Vec<usize> = documents
         .iter()
         .filter(|d| d.required)
@@ -184,9 +205,17 @@ pub fn plan(
     Ok(selector.finish(optimal))
 }
 
+/// Focused excerpts: how to make them, and those chosen.
+struct Excerpts<'a> {
+    options: &'a ExcerptOptions,
+    documents: &'a [Document],
+    chosen: HashMap<usize, Entry>,
+}
+
 /// The state of one selection run.
 struct Selector<'a> {
     layout: &'a Layout,
+    excerpts: Option<Excerpts<'a>>,
     available: u64,
     content_tokens: Vec<usize>,
     tally: Tally<'a>,
@@ -207,6 +236,7 @@ impl<'a> Selector<'a> {
         }
         Ok(Selector {
             layout,
+            excerpts: None,
             available,
             content_tokens,
             tally,
@@ -243,25 +273,76 @@ impl<'a> Selector<'a> {
         let before = self.tally.total();
         let after = self.tally.total_with(index);
         let fits = after as u64 <= self.available;
+        if fits {
+            self.tally.push(index);
+            self.order.push(index);
+            self.decide(index, reason, before, after);
+        } else if reason == Reason::Fits && self.try_excerpt(index, true) {
+            // Decided and added as an excerpt.
+        } else {
+            self.skipped.push(index);
+            self.decide(index, Reason::WholeDocumentDoesNotFit, before, after);
+        }
+        fits || self.decisions[index].is_some_and(|d| d.selected)
+    }
+
+    /// Records a decision with the counts before and after it.
+    fn decide(&mut self, index: usize, reason: Reason, before: usize, after: usize) {
         self.decisions[index] = Some(Decision {
             index,
-            selected: fits,
-            reason: if fits {
-                reason
-            } else {
-                Reason::WholeDocumentDoesNotFit
-            },
+            selected: reason != Reason::WholeDocumentDoesNotFit,
+            reason,
             content_tokens: self.content_tokens[index],
             needed_tokens: after as i64 - before as i64,
             free_tokens: self.available - before as u64,
         });
-        if fits {
-            self.tally.push(index);
-            self.order.push(index);
-        } else {
-            self.skipped.push(index);
+    }
+
+    /// With `--excerpt-query`: tries document `index` as a focused excerpt,
+    /// all its windows first, then dropping the last window one at a time,
+    /// and adds the first that fits (at the end of the payload when
+    /// `at_end`, else at its input-order place). Returns whether one did.
+    fn try_excerpt(&mut self, index: usize, at_end: bool) -> bool {
+        let Some(excerpts) = &self.excerpts else {
+            return false;
+        };
+        let document = &excerpts.documents[index];
+        let options = excerpts.options;
+        let focus = Focus::new(&document.content, Some(&options.query), options.context);
+        let counter = self.layout.counter();
+        let notes = self.layout.notes_omissions();
+        let before = self.tally.total();
+        for windows in (1..=focus.windows()).rev() {
+            let excerpt = focus.excerpt(windows, options.max_chars);
+            if !excerpt.shows_lines {
+                break;
+            }
+            let label = ExcerptLabel {
+                query: options.query.clone(),
+                lines: excerpt.lines,
+                of_chars: focus.chars(),
+            };
+            let json = document_json(document, &excerpt.text, Some(&label));
+            let entry = Entry::document(json, &counter, notes);
+            let after = self.tally.total_with_counts(index, entry.counts(), at_end);
+            if after as u64 <= self.available {
+                self.tally.push_counts(index, entry.counts(), at_end);
+                if at_end {
+                    self.order.push(index);
+                } else {
+                    let at = self.order.partition_point(|&i| {
+                        i < index || self.decisions[i].is_some_and(|d| d.reason == Reason::Required)
+                    });
+                    self.order.insert(at, index);
+                }
+                self.decide(index, Reason::ExcerptFits, before, after);
+                if let Some(excerpts) = &mut self.excerpts {
+                    excerpts.chosen.insert(index, entry);
+                }
+                return true;
+            }
         }
-        fits
+        false
     }
 
     /// Chooses among `rest` (input order) the subset that makes the fullest
@@ -308,6 +389,13 @@ impl<'a> Selector<'a> {
         // then what every other document would have needed.
         for &index in &chosen {
             self.try_add(index);
+        }
+        // With --excerpt-query, the room left goes to excerpts of the
+        // documents left out, in input order.
+        for &index in rest {
+            if self.decisions[index].is_none() {
+                self.try_excerpt(index, self.goes_last(index));
+            }
         }
         let total = self.tally.total();
         for &index in rest {
@@ -399,10 +487,15 @@ impl<'a> Selector<'a> {
     /// The count of the current envelope with `index` inserted at its
     /// input-order place among the non-required documents.
     fn total_with_inserted(&self, index: usize) -> usize {
-        let is_last = self.order.last().is_none_or(|&last| {
+        self.tally.total_with_at(index, self.goes_last(index))
+    }
+
+    /// Whether `index`, placed in input order after the required documents,
+    /// would be the last document of the payload.
+    fn goes_last(&self, index: usize) -> bool {
+        self.order.last().is_none_or(|&last| {
             last < index || self.decisions[last].is_some_and(|d| d.reason == Reason::Required)
-        });
-        self.tally.total_with_at(index, is_last)
+        })
     }
 
     /// The exact optimum without omissions, by dynamic programming over
@@ -463,7 +556,12 @@ impl<'a> Selector<'a> {
 
     fn finish(self, optimal: Option<bool>) -> Plan {
         let used_tokens = self.tally.total();
-        let payload_text = self.layout.render(&self.order);
+        let payload_text = match &self.excerpts {
+            Some(excerpts) => self
+                .layout
+                .render_with(&self.order, |i| excerpts.chosen.get(&i).map(Entry::json)),
+            None => self.layout.render(&self.order),
+        };
         debug_assert_eq!(
             used_tokens,
             self.layout_counter_check(&payload_text),
@@ -474,7 +572,7 @@ impl<'a> Selector<'a> {
             used_tokens,
             order: self.order,
             skipped: self.skipped,
-            excerpts: false,
+            excerpts: self.excerpts.is_some(),
             decisions: self
                 .decisions
                 .into_iter()

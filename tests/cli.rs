@@ -183,6 +183,130 @@ fn help_lists_the_exit_codes() {
 }
 
 #[test]
+fn packs_a_long_page_as_a_labelled_excerpt() {
+    let args = [
+        "pack",
+        "fixtures/excerpt-long-page.json",
+        "--excerpt-query",
+        "exit code, required",
+    ];
+    let report = ok(&[&args[..], &["--format", "report"]].concat());
+    insta::assert_snapshot!("excerpt_report", report);
+    let json = ok(&args);
+    insta::assert_snapshot!("excerpt_json", json);
+    // Without the flag the page is skipped whole.
+    let summary = ok(&[
+        "pack",
+        "fixtures/excerpt-long-page.json",
+        "--format",
+        "summary",
+    ]);
+    assert!(summary.contains(
+        r#""id": "readme",
+      "reason": "whole-document-does-not-fit""#
+    ));
+    assert!(!summary.contains("excerptIds"));
+}
+
+#[test]
+fn focuses_a_text_on_a_query() {
+    let run = exec_with_stdin(
+        &["focus", "--query", "needle", "--context", "1"],
+        b"one\ntwo\nthe needle\nfour\nfive\nsix\n",
+    );
+    assert_eq!(run.status, 0);
+    assert_eq!(run.stdout, "[...]\ntwo\nthe needle\nfour\n[...]\n");
+    let run = exec_with_stdin(&["focus", "--query", "absent"], b"one\ntwo");
+    assert_eq!(
+        run.stdout,
+        "[no line matches the query in 7 characters; try other terms]\n"
+    );
+    insta::assert_snapshot!(ok(&[
+        "focus",
+        "README.md",
+        "--query",
+        "exit code",
+        "--context",
+        "2",
+        "--max-chars",
+        "600"
+    ]));
+}
+
+#[test]
+fn collects_a_directory_and_reports_every_skipped_file() {
+    let dir = tempdir();
+    let tree = dir.join("tree");
+    for sub in ["docs/deep", "ignored", ".hidden"] {
+        fs::create_dir_all(tree.join(sub)).unwrap();
+    }
+    fs::write(tree.join(".gitignore"), "ignored/\n*.log\n").unwrap();
+    fs::write(tree.join("README.md"), "# Project\nHello.\n").unwrap();
+    fs::write(tree.join("docs/deep/notes with space.txt"), "Notes.\n").unwrap();
+    fs::write(tree.join("docs/guide.markdown"), "Guide.\n").unwrap();
+    fs::write(tree.join("ignored/secret.txt"), "ignored\n").unwrap();
+    fs::write(tree.join("debug.log"), "ignored\n").unwrap();
+    fs::write(tree.join(".hidden/x.txt"), "hidden\n").unwrap();
+    fs::write(tree.join("image.bin"), [0u8, 1, 2, 3]).unwrap();
+    fs::write(tree.join("latin1.txt"), [b'c', b'a', b'f', 0xE9]).unwrap();
+    fs::write(tree.join("blank.txt"), " \n\t\n").unwrap();
+    fs::write(tree.join("big.txt"), "x".repeat(2000)).unwrap();
+    let tree_arg = tree.to_str().unwrap();
+    let run = exec(&[
+        "collect",
+        tree_arg,
+        "--base-url",
+        "https://example.com/repo/",
+        "--max-file-bytes",
+        "1000",
+        "--context-tokens",
+        "500",
+    ]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "skipped big.txt: larger than --max-file-bytes\n\
+         skipped blank.txt: empty or only whitespace\n\
+         skipped image.bin: binary (contains a NUL byte)\n\
+         skipped latin1.txt: not UTF-8\n"
+    );
+    insta::assert_snapshot!("collected_fixture", run.stdout);
+    // It packs end to end.
+    let packed = exec_with_stdin(
+        &[
+            "pack",
+            "-",
+            "--policy",
+            "priority",
+            "--format",
+            "report",
+            "--reserved-other-input-tokens",
+            "0",
+            "--reserved-output-tokens",
+            "0",
+            "--safety-tokens",
+            "0",
+        ],
+        run.stdout.as_bytes(),
+    );
+    assert_eq!(packed.status, 0, "{}", packed.stderr);
+    insta::assert_snapshot!("collected_report", packed.stdout);
+    let globbed = exec(&[
+        "collect",
+        tree_arg,
+        "--base-url",
+        "https://example.com/",
+        "--glob",
+        "*.md",
+    ]);
+    assert!(globbed.stdout.contains("README.md"));
+    assert!(!globbed.stdout.contains("guide.markdown"));
+    let bad = exec(&["collect", tree_arg, "--base-url", "ftp://example.com/"]);
+    assert_eq!(bad.status, 2);
+    assert!(bad.stderr.starts_with("error[invalid-base-url]"));
+}
+
+#[test]
 fn prints_completions_for_every_shell() {
     for shell in ["bash", "zsh", "fish", "powershell"] {
         let script = ok(&["completions", shell]);

@@ -123,6 +123,7 @@ fn every_policy_packs_a_long_run() {
             options: Options {
                 policy,
                 note_omissions: true,
+                ..Options::default()
             },
             ..Request::default()
         };

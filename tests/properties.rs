@@ -1,7 +1,10 @@
 //! Invariants of every policy on random fixtures, checked against full
 //! counts by tiktoken-rs (an implementation packer does not count with).
 
-use packer::{Document, Encoding, Error, Fixture, Format, Options, PartialBudget, Policy, Request};
+use packer::pack::ExcerptOptions;
+use packer::{
+    Document, Encoding, Error, Fixture, Format, Options, PartialBudget, Policy, Reason, Request,
+};
 use proptest::prelude::*;
 use proptest::sample::select;
 
@@ -123,6 +126,7 @@ fn request(policy: Policy, note_omissions: bool) -> Request {
         options: Options {
             policy,
             note_omissions,
+            ..Options::default()
         },
         ..Request::default()
     }
@@ -340,5 +344,56 @@ proptest! {
         prop_assert_eq!(outcome.plan.optimal, Some(true));
         prop_assert_eq!(outcome.plan.used_tokens, tokens);
         prop_assert_eq!(&outcome.plan.order, &order);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+
+    /// With `--excerpt-query`: an excerpt only ever takes free room, the
+    /// count stays exact, and every excerpt in the payload is labelled.
+    #[test]
+    fn excerpts_never_exceed_the_free_budget_and_stay_exact(
+        documents in documents(8),
+        encoding in encoding(),
+        available in 0u64..400,
+        policy in select(&Policy::ALL[..]),
+        note_omissions in any::<bool>(),
+        query in select(&["word", "title, 123", "日本語", "x", "absent"][..]),
+        context in 0usize..3,
+        max_chars in 5usize..400,
+    ) {
+        let fixture = fixture(documents.clone(), encoding, available);
+        let request = Request {
+            options: Options {
+                policy,
+                note_omissions,
+                excerpt: Some(ExcerptOptions { query: query.to_string(), context, max_chars }),
+            },
+            ..Request::default()
+        };
+        let Ok(outcome) = packer::pack(&fixture, &request) else {
+            return Ok(());
+        };
+        let plan = &outcome.plan;
+        prop_assert!(plan.used_tokens as u64 <= available);
+        prop_assert_eq!(plan.used_tokens, oracle(encoding).encode_ordinary(&plan.payload_text).len());
+        let payload: serde_json::Value = serde_json::from_str(&plan.payload_text).unwrap();
+        for entry in payload["documents"].as_array().unwrap() {
+            let index = documents.iter().position(|d| d.id == entry["id"]).unwrap();
+            let decision = plan.decisions[index];
+            if decision.reason == Reason::ExcerptFits {
+                prop_assert!(decision.needed_tokens <= decision.free_tokens as i64);
+                prop_assert_eq!(&entry["excerpt"]["query"], query);
+                prop_assert_eq!(
+                    entry["excerpt"]["ofChars"].as_u64().unwrap() as usize,
+                    documents[index].content.chars().count()
+                );
+                prop_assert!(entry["content"].as_str().unwrap().chars().count() <= max_chars + 120);
+            } else {
+                prop_assert!(entry.get("excerpt").is_none());
+                prop_assert_eq!(&entry["content"], &documents[index].content);
+            }
+        }
     }
 }

@@ -53,6 +53,7 @@ fn options_for(variant: &str) -> Options {
     Options {
         policy,
         note_omissions,
+        ..Options::default()
     }
 }
 

@@ -1,0 +1,242 @@
+//! A fixture from a directory's text files: one document per file, walked
+//! with the `ignore` crate (so `.gitignore`, `.ignore` and hidden files are
+//! respected), and every file that cannot become a document reported.
+
+use std::fs;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::budget::PartialBudget;
+use crate::error::Error;
+
+/// The default `--max-file-bytes`: 1 MiB.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 1_048_576;
+
+/// Why a file did not become a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// Larger than `--max-file-bytes`.
+    TooLarge,
+    /// Contains a NUL byte.
+    Binary,
+    /// Not valid UTF-8.
+    NotUtf8,
+    /// Empty or only whitespace.
+    Blank,
+    /// The relative path has control characters, so it cannot be an id.
+    UnusableName,
+    /// The file could not be read.
+    Unreadable,
+}
+
+impl SkipReason {
+    /// A short phrase for the report on standard error.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SkipReason::TooLarge => "larger than --max-file-bytes",
+            SkipReason::Binary => "binary (contains a NUL byte)",
+            SkipReason::NotUtf8 => "not UTF-8",
+            SkipReason::Blank => "empty or only whitespace",
+            SkipReason::UnusableName => "its path has control characters",
+            SkipReason::Unreadable => "cannot be read",
+        }
+    }
+}
+
+/// One document of a collected fixture, in the fixture's wire format.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CollectedDocument {
+    /// The path relative to the directory, with `/` separators.
+    pub id: String,
+    /// The base URL joined with the percent-encoded relative path.
+    pub url: String,
+    /// `markdown` for `.md`/`.markdown`, else `text`.
+    pub format: &'static str,
+    /// The file's text.
+    pub content: String,
+    /// Always false: files are read whole.
+    pub truncated: bool,
+}
+
+/// What `packer collect` produces.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Collection {
+    /// Documents sorted by path.
+    pub documents: Vec<CollectedDocument>,
+    /// Files left out, with why, sorted by path.
+    pub skipped: Vec<(String, SkipReason)>,
+}
+
+/// How to collect.
+#[derive(Debug, Clone)]
+pub struct CollectOptions {
+    /// The URL the relative paths are joined to.
+    pub base_url: url::Url,
+    /// Only files matching one of these globs (all files when empty).
+    pub globs: Vec<String>,
+    /// Files larger than this are skipped.
+    pub max_file_bytes: u64,
+}
+
+/// The error for a `--base-url` that is not an absolute http(s) URL
+/// without credentials, or a bad `--glob`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BadOption;
+
+/// Checks a `--base-url`: absolute `http`/`https` with a host and no
+/// credentials (the rules a fixture's URLs follow).
+pub fn base_url(text: &str) -> Result<url::Url, BadOption> {
+    let url = url::Url::parse(text).map_err(|_| BadOption)?;
+    let ok = matches!(url.scheme(), "http" | "https")
+        && url.host_str().is_some_and(|h| !h.is_empty())
+        && url.username().is_empty()
+        && url.password().is_none()
+        && !url.cannot_be_a_base();
+    if ok { Ok(url) } else { Err(BadOption) }
+}
+
+/// Walks `dir` and builds the documents; `progress` is called with the
+/// number of files seen so far.
+pub fn collect(
+    dir: &Path,
+    options: &CollectOptions,
+    mut progress: impl FnMut(usize),
+) -> Result<Collection, Error> {
+    let metadata =
+        fs::metadata(dir).map_err(|error| Error::UnreadableInput { kind: error.kind() })?;
+    if !metadata.is_dir() {
+        return Err(Error::UnreadableInput {
+            kind: std::io::ErrorKind::NotADirectory,
+        });
+    }
+    let mut walk = ignore::WalkBuilder::new(dir);
+    walk.require_git(false).follow_links(false);
+    if !options.globs.is_empty() {
+        let mut overrides = ignore::overrides::OverrideBuilder::new(dir);
+        for glob in &options.globs {
+            overrides.add(glob).map_err(|_| Error::InvalidGlob)?;
+        }
+        walk.overrides(overrides.build().map_err(|_| Error::InvalidGlob)?);
+    }
+    let mut files = Vec::new();
+    for entry in walk.build() {
+        let Ok(entry) = entry else { continue };
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Ok(relative) = entry.path().strip_prefix(dir) else {
+            continue;
+        };
+        let id = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/");
+        files.push((id, entry.into_path()));
+        progress(files.len());
+    }
+    files.sort();
+    let mut collection = Collection::default();
+    for (id, path) in files {
+        match document(&id, &path, options) {
+            Ok(document) => collection.documents.push(document),
+            Err(reason) => collection.skipped.push((id, reason)),
+        }
+    }
+    Ok(collection)
+}
+
+fn document(
+    id: &str,
+    path: &Path,
+    options: &CollectOptions,
+) -> Result<CollectedDocument, SkipReason> {
+    if id.chars().any(char::is_control) || id.contains('\u{FFFD}') {
+        return Err(SkipReason::UnusableName);
+    }
+    let size = fs::metadata(path)
+        .map_err(|_| SkipReason::Unreadable)?
+        .len();
+    if size > options.max_file_bytes {
+        return Err(SkipReason::TooLarge);
+    }
+    let bytes = fs::read(path).map_err(|_| SkipReason::Unreadable)?;
+    if bytes.len() as u64 > options.max_file_bytes {
+        return Err(SkipReason::TooLarge);
+    }
+    if bytes.contains(&0) {
+        return Err(SkipReason::Binary);
+    }
+    let content = String::from_utf8(bytes).map_err(|_| SkipReason::NotUtf8)?;
+    if content.chars().all(char::is_whitespace) {
+        return Err(SkipReason::Blank);
+    }
+    let mut url = options.base_url.clone();
+    if let Ok(mut segments) = url.path_segments_mut() {
+        segments.pop_if_empty().extend(id.split('/'));
+    }
+    let lower = id.to_lowercase();
+    let format = if lower.ends_with(".md") || lower.ends_with(".markdown") {
+        "markdown"
+    } else {
+        "text"
+    };
+    Ok(CollectedDocument {
+        id: id.to_owned(),
+        url: url.to_string(),
+        format,
+        content,
+        truncated: false,
+    })
+}
+
+/// The fixture JSON: budget values given, then the documents.
+pub fn fixture_json(collection: &Collection, budget: &PartialBudget) -> String {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Budget {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        context_tokens: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reserved_other_input_tokens: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reserved_output_tokens: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        safety_tokens: Option<u64>,
+    }
+    #[derive(Serialize)]
+    struct Fixture<'a> {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        budget: Option<Budget>,
+        documents: &'a [CollectedDocument],
+    }
+    let given = *budget != PartialBudget::default();
+    let fixture = Fixture {
+        budget: given.then_some(Budget {
+            context_tokens: budget.context_tokens,
+            reserved_other_input_tokens: budget.reserved_other_input_tokens,
+            reserved_output_tokens: budget.reserved_output_tokens,
+            safety_tokens: budget.safety_tokens,
+        }),
+        documents: &collection.documents,
+    };
+    let mut text = serde_json::to_string_pretty(&fixture).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_urls_follow_the_fixture_rules() {
+        assert!(base_url("https://example.com/repo").is_ok());
+        assert!(base_url("http://localhost:8080/").is_ok());
+        assert_eq!(base_url("ftp://example.com/"), Err(BadOption));
+        assert_eq!(base_url("https://user:pw@example.com/"), Err(BadOption));
+        assert_eq!(base_url("example.com"), Err(BadOption));
+    }
+}
