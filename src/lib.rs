@@ -55,6 +55,8 @@
 //! assert_eq!(error.to_string(), "documents[0].url carries a user name or password; remove the credentials");
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod budget;
 pub mod collect;
 pub mod envelope;

@@ -101,6 +101,18 @@ fn reports_every_policy() {
 }
 
 #[test]
+fn the_report_escapes_ids_that_could_repaint_the_terminal() {
+    let report = ok(&["pack", "fixtures/hostile-ids.json", "--format", "report"]);
+    for c in ['\u{202E}', '\u{200B}', '\u{2066}', '\u{1b}'] {
+        assert!(!report.contains(c), "{c:?} reached the terminal");
+    }
+    insta::assert_snapshot!(report);
+    // JSON output stays exact.
+    let json = ok(&["pack", "fixtures/hostile-ids.json", "--format", "summary"]);
+    assert!(json.contains("invoice\u{202E}gpj.exe"));
+}
+
+#[test]
 fn max_fill_says_whether_it_is_proven_optimal() {
     let summary = ok(&[
         "pack",

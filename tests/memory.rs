@@ -1,0 +1,94 @@
+//! Peak heap memory stays proportional to the input: measured with a
+//! counting allocator around read -> parse -> validate -> pack. A global
+//! allocator is unsafe to implement; this test file is the only unsafe code,
+//! and it only forwards to the system allocator.
+#![allow(unsafe_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use packer::{Fixture, Limits, Request};
+
+struct Counting;
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let now = CURRENT.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(now, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn fixture_text(documents: usize) -> String {
+    let documents: Vec<String> = (0..documents)
+        .map(|i| {
+            let content =
+                format!("Paragraph {i}: the quick brown fox jumps over the lazy dog.\n").repeat(20);
+            serde_json::json!({
+                "id": format!("doc-{i}"),
+                "url": format!("https://example.com/{i}"),
+                "format": "text",
+                "content": content,
+                "truncated": false,
+            })
+            .to_string()
+        })
+        .collect();
+    format!(
+        r#"{{"budget":{{"contextTokens":100000,"reservedOtherInputTokens":0,"reservedOutputTokens":0,"safetyTokens":0}},"documents":[{}]}}"#,
+        documents.join(",")
+    )
+}
+
+/// Peak heap bytes above the baseline while packing `text`.
+fn peak_while_packing(text: &str) -> usize {
+    let limits = Limits {
+        max_input_bytes: 100_000_000,
+        max_documents: 100_000,
+    };
+    let baseline = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(baseline, Ordering::Relaxed);
+    let fixture = Fixture::from_bytes(text.as_bytes(), &limits).unwrap();
+    let outcome = packer::pack(&fixture, &Request::default()).unwrap();
+    assert!(outcome.plan.used_tokens > 0);
+    drop((fixture, outcome));
+    PEAK.load(Ordering::Relaxed) - baseline
+}
+
+#[test]
+fn peak_memory_is_proportional_to_the_input() {
+    // Warm up: load the encoder once, outside the measurement.
+    peak_while_packing(&fixture_text(2));
+    let small = fixture_text(800);
+    let large = fixture_text(3200);
+    let small_peak = peak_while_packing(&small);
+    let large_peak = peak_while_packing(&large);
+    let small_ratio = small_peak as f64 / small.len() as f64;
+    let large_ratio = large_peak as f64 / large.len() as f64;
+    eprintln!(
+        "{} bytes: peak {} ({small_ratio:.1}x); {} bytes: peak {} ({large_ratio:.1}x)",
+        small.len(),
+        small_peak,
+        large.len(),
+        large_peak
+    );
+    // A few copies of the input (the parsed text, each document's JSON,
+    // the payload), never more, and no growth with size.
+    assert!(small_ratio < 8.0, "{small_ratio}");
+    assert!(large_ratio < 8.0, "{large_ratio}");
+    assert!(
+        large_ratio < small_ratio * 1.5,
+        "{small_ratio} -> {large_ratio}"
+    );
+}
