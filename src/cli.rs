@@ -101,21 +101,9 @@ pub struct CollectArgs {
     #[arg(long, value_name = "N", default_value_t = packer::collect::DEFAULT_MAX_FILE_BYTES)]
     pub max_file_bytes: u64,
 
-    /// Put this context size in the fixture's budget
-    #[arg(long, value_name = "N", value_parser = budget_value())]
-    pub context_tokens: Option<u64>,
-
-    /// Put this reservation in the fixture's budget
-    #[arg(long, value_name = "N", value_parser = budget_value())]
-    pub reserved_other_input_tokens: Option<u64>,
-
-    /// Put this reservation in the fixture's budget
-    #[arg(long, value_name = "N", value_parser = budget_value())]
-    pub reserved_output_tokens: Option<u64>,
-
-    /// Put this margin in the fixture's budget
-    #[arg(long, value_name = "N", value_parser = budget_value())]
-    pub safety_tokens: Option<u64>,
+    /// Budget values to put in the fixture
+    #[command(flatten)]
+    pub budget: BudgetArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -157,6 +145,13 @@ pub struct SettingsArgs {
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
 
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+}
+
+/// The four budget values as flags.
+#[derive(Debug, Args)]
+pub struct BudgetArgs {
     /// The model's context window in tokens
     #[arg(long, value_name = "N", value_parser = budget_value())]
     pub context_tokens: Option<u64>,
@@ -172,6 +167,17 @@ pub struct SettingsArgs {
     /// Tokens kept as a safety margin
     #[arg(long, value_name = "N", value_parser = budget_value())]
     pub safety_tokens: Option<u64>,
+}
+
+impl BudgetArgs {
+    fn partial(&self) -> PartialBudget {
+        PartialBudget {
+            context_tokens: self.context_tokens,
+            reserved_other_input_tokens: self.reserved_other_input_tokens,
+            reserved_output_tokens: self.reserved_output_tokens,
+            safety_tokens: self.safety_tokens,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -313,12 +319,7 @@ impl SettingsArgs {
     fn request(&self, options: Options) -> Result<Request, Error> {
         Ok(Request {
             encoding: self.encoding()?,
-            budget: PartialBudget {
-                context_tokens: self.context_tokens,
-                reserved_other_input_tokens: self.reserved_other_input_tokens,
-                reserved_output_tokens: self.reserved_output_tokens,
-                safety_tokens: self.safety_tokens,
-            },
+            budget: self.budget.partial(),
             options,
         })
     }
@@ -478,12 +479,7 @@ fn collect(args: CollectArgs) -> Result<i32, Error> {
             reason.describe()
         );
     }
-    let budget = PartialBudget {
-        context_tokens: args.context_tokens,
-        reserved_other_input_tokens: args.reserved_other_input_tokens,
-        reserved_output_tokens: args.reserved_output_tokens,
-        safety_tokens: args.safety_tokens,
-    };
+    let budget = args.budget.partial();
     write_stdout(packer::collect::fixture_json(&collection, &budget).as_bytes())?;
     Ok(EXIT_OK)
 }
