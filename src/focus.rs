@@ -107,16 +107,21 @@ impl<'a> Focus<'a> {
         let mut shown: Vec<(usize, usize)> = Vec::new();
         let mut cut = windows.len() < self.windows.len();
         let mut next_line = 0;
+        let mut ends_in_gap = false;
         'windows: for &(start, end) in windows {
-            if start > next_line && !push_line(&mut text, &mut chars, GAP, max_chars) {
-                cut = true;
-                break;
+            if start > next_line {
+                if !push_line(&mut text, &mut chars, GAP, max_chars) {
+                    cut = true;
+                    break;
+                }
+                ends_in_gap = true;
             }
             for index in start..=end {
                 if !push_line(&mut text, &mut chars, self.lines[index], max_chars) {
                     cut = true;
                     break 'windows;
                 }
+                ends_in_gap = false;
                 match shown.last_mut() {
                     Some(last) if last.1 + 1 == index => last.1 = index,
                     _ => shown.push((index, index)),
@@ -124,7 +129,7 @@ impl<'a> Focus<'a> {
                 next_line = index + 1;
             }
         }
-        if next_line < self.lines.len() && !shown.is_empty() {
+        if next_line < self.lines.len() && !shown.is_empty() && !ends_in_gap {
             // Lines after the last one shown; the note below says why when
             // the cut was ours rather than the query's.
             if !push_line(&mut text, &mut chars, GAP, max_chars) {
@@ -249,6 +254,20 @@ mod tests {
         let excerpt = focus.excerpt(usize::MAX, 3);
         assert!(excerpt.text.starts_with("[excerpt cut: showing 0 of 11"));
         assert!(!excerpt.shows_lines);
+    }
+
+    #[test]
+    fn never_marks_one_gap_twice() {
+        let text = numbered(40)
+            .replace("line 5", "hit")
+            .replace("line 30", "hit long enough");
+        let focus = Focus::new(&text, Some("hit"), 0);
+        // The cap leaves room for the gap before the second window, not for it.
+        let excerpt = focus.excerpt(usize::MAX, 16);
+        assert_eq!(
+            excerpt.text,
+            "[...]\nhit\n[...]\n[excerpt cut: showing 4 of 315 characters; narrow the query or raise --max-chars to see more]"
+        );
     }
 
     #[test]

@@ -235,7 +235,7 @@ fn focuses_a_text_on_a_query() {
     );
     insta::assert_snapshot!(ok(&[
         "focus",
-        "README.md",
+        "fixtures/focus-page.md",
         "--query",
         "exit code",
         "--context",
