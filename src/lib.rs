@@ -135,6 +135,32 @@ pub fn settings(fixture: &Fixture, request: &Request) -> Result<Settings, Error>
 }
 
 /// Packs a validated fixture.
+///
+/// ```
+/// use packer::{Fixture, Limits, Options, Policy, Request};
+///
+/// let capture = br#"{"budget": {"contextTokens": 60, "reservedOtherInputTokens": 0,
+///   "reservedOutputTokens": 0, "safetyTokens": 0},
+///   "documents": [
+///     {"id": "a", "url": "https://example.com/a", "format": "text",
+///      "content": "A document that is a little too long to fit beside the other one.", "truncated": false},
+///     {"id": "b", "url": "https://example.com/b", "format": "text",
+///      "content": "Short.", "truncated": false}]}"#;
+/// let fixture = Fixture::from_bytes(capture, &Limits::default())?;
+/// let request = Request {
+///     options: Options { policy: Policy::MaxFill, ..Options::default() },
+///     ..Request::default()
+/// };
+/// let plan = packer::pack(&fixture, &request)?.plan;
+/// assert_eq!(plan.optimal, Some(true));
+/// assert!(plan.used_tokens as u64 <= plan.available_tokens);
+/// for decision in &plan.decisions {
+///     if !decision.selected {
+///         assert!(decision.needed_tokens > decision.free_tokens as i64);
+///     }
+/// }
+/// # Ok::<(), packer::Error>(())
+/// ```
 pub fn pack(fixture: &Fixture, request: &Request) -> Result<Outcome, Error> {
     let settings = settings(fixture, request)?;
     let counter = Counter::new(settings.encoding);

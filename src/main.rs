@@ -4,14 +4,24 @@
 mod cli;
 
 use clap::Parser;
+use packer::error::EXIT_FAILURE;
 
 fn main() {
     let cli = cli::Cli::parse();
-    let status = match cli::run(cli) {
-        Ok(status) => status,
-        Err(error) => {
+    // A bug must end in one clear line, not a panic message that could
+    // quote what was being processed.
+    std::panic::set_hook(Box::new(|_| {}));
+    let status = match std::panic::catch_unwind(|| cli::run(cli)) {
+        Ok(Ok(status)) => status,
+        Ok(Err(error)) => {
             eprintln!("error[{}]: {error}", error.code());
             error.exit_status()
+        }
+        Err(_) => {
+            eprintln!(
+                "error[internal]: packer failed unexpectedly; please report it with the command line (not the capture)"
+            );
+            EXIT_FAILURE
         }
     };
     std::process::exit(status);

@@ -302,6 +302,15 @@ impl Counter {
     }
 
     /// The exact number of tokens `encode_ordinary(text)` produces.
+    ///
+    /// ```
+    /// use packer::{Counter, Encoding};
+    ///
+    /// let counter = Counter::new(Encoding::Cl100kBase);
+    /// assert_eq!(counter.count("hello world"), 2);
+    /// // Special-token text is ordinary text: several tokens, not one.
+    /// assert_eq!(counter.count("<|endoftext|>"), 7);
+    /// ```
     pub fn count(&self, text: &str) -> usize {
         let mut count = 0;
         self.engine.for_each_piece(text, |piece| {
