@@ -210,7 +210,7 @@ fn report(fixture: &Fixture, outcome: &Outcome) -> String {
             if plan.optimal == Some(true) {
                 "proven optimal (no other choice of documents fills the budget more)"
             } else {
-                "not proven optimal (the search was too large; best found is shown)"
+                "not proven optimal: the fullest choice found is shown"
             }
         );
     }

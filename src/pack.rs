@@ -652,3 +652,192 @@ impl Bits {
             .map(|(i, word)| i * 64 + 63 - word.leading_zeros() as usize)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::Format;
+    use crate::tokens::Encoding;
+
+    fn document(index: usize, content: &str) -> Document {
+        Document {
+            index,
+            id: format!("d{index}"),
+            url: format!("https://example.com/{index}"),
+            format: Format::Text,
+            content: content.into(),
+            priority: 0,
+            required: false,
+        }
+    }
+
+    fn run(documents: &[Document], available: u64, options: Options) -> Result<Plan, Error> {
+        plan(
+            documents,
+            Counter::new(Encoding::Cl100kBase),
+            available,
+            &options,
+        )
+    }
+
+    fn with_policy(policy: Policy) -> Options {
+        Options {
+            policy,
+            ..Options::default()
+        }
+    }
+
+    /// The count of the envelope holding just `documents[i]`, for sizing budgets.
+    fn alone(documents: &[Document], i: usize) -> u64 {
+        let only = Document {
+            index: 0,
+            ..documents[i].clone()
+        };
+        run(&[only], 1_000_000, Options::default())
+            .unwrap()
+            .used_tokens as u64
+    }
+
+    #[test]
+    fn skips_a_document_that_does_not_fit_and_keeps_going() {
+        let documents = [
+            document(0, "short"),
+            document(1, &"long text ".repeat(50)),
+            document(2, "short too"),
+        ];
+        let both = [
+            documents[0].clone(),
+            Document {
+                index: 1,
+                ..documents[2].clone()
+            },
+        ];
+        let budget = run(&both, 1_000_000, Options::default())
+            .unwrap()
+            .used_tokens as u64;
+        let plan = run(&documents, budget, Options::default()).unwrap();
+        assert_eq!(plan.order, vec![0, 2]);
+        assert_eq!(plan.skipped, vec![1]);
+        let skip = plan.decisions[1];
+        assert_eq!(skip.reason, Reason::WholeDocumentDoesNotFit);
+        assert!(skip.needed_tokens > skip.free_tokens as i64);
+    }
+
+    #[test]
+    fn priority_tries_high_priority_then_small_then_by_id() {
+        let mut documents = vec![
+            document(0, "low priority"),
+            document(1, "high priority but rather longer than the other one"),
+            document(2, "high priority"),
+            document(3, "tie"),
+            document(4, "tie"),
+        ];
+        documents[0].priority = -1;
+        documents[1].priority = 5;
+        documents[2].priority = 5;
+        documents[3].id = "b".into();
+        documents[4].id = "a".into();
+        let plan = run(&documents, 10_000, with_policy(Policy::Priority)).unwrap();
+        assert_eq!(plan.order, vec![2, 1, 4, 3, 0]);
+    }
+
+    #[test]
+    fn required_documents_come_first_in_input_order() {
+        let mut documents = vec![document(0, "a"), document(1, "b"), document(2, "c")];
+        documents[1].required = true;
+        documents[2].required = true;
+        for policy in Policy::ALL {
+            let plan = run(&documents, 10_000, with_policy(policy)).unwrap();
+            assert_eq!(plan.order, vec![1, 2, 0], "{policy:?}");
+            assert_eq!(plan.decisions[1].reason, Reason::Required);
+        }
+    }
+
+    #[test]
+    fn a_required_document_that_cannot_fit_is_an_error_naming_it() {
+        let mut documents = vec![document(0, "a"), document(1, &"x y ".repeat(400))];
+        documents[0].required = true;
+        documents[1].required = true;
+        for policy in Policy::ALL {
+            let error = run(&documents, 100, with_policy(policy)).unwrap_err();
+            assert_eq!(
+                error,
+                Error::RequiredDoesNotFit {
+                    indices: vec![1],
+                    available: 100
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn an_envelope_that_cannot_even_be_empty_is_an_error() {
+        let documents = [document(0, "a")];
+        let error = run(&documents, 3, Options::default()).unwrap_err();
+        assert_eq!(
+            error,
+            Error::EmptyEnvelopeDoesNotFit {
+                needed: 4,
+                available: 3
+            }
+        );
+        let plan = run(&documents, 4, Options::default()).unwrap();
+        assert_eq!(plan.payload_text, r#"{"documents":[]}"#);
+    }
+
+    #[test]
+    fn max_fill_finds_a_fuller_choice_than_in_order_and_proves_it() {
+        let documents = [
+            document(0, "a first document of middling length"),
+            document(1, &"a big document that fills the budget best ".repeat(3)),
+            document(2, "tiny"),
+        ];
+        let budget = alone(&documents, 1) + 1;
+        let in_order = run(&documents, budget, Options::default()).unwrap();
+        let max_fill = run(&documents, budget, with_policy(Policy::MaxFill)).unwrap();
+        assert!(max_fill.used_tokens > in_order.used_tokens);
+        assert_eq!(max_fill.order, vec![1]);
+        assert_eq!(max_fill.optimal, Some(true));
+        assert_eq!(in_order.optimal, None);
+    }
+
+    #[test]
+    fn a_document_too_long_whole_goes_in_as_a_labelled_excerpt() {
+        let mut lines: Vec<String> = (1..=200).map(|i| format!("filler line {i}")).collect();
+        lines[99] = "the needle is here".into();
+        let documents = [document(0, "intro"), document(1, &lines.join("\n"))];
+        let options = Options {
+            excerpt: Some(ExcerptOptions {
+                query: "needle".into(),
+                context: 2,
+                max_chars: 12_000,
+            }),
+            ..Options::default()
+        };
+        let plan = run(&documents, 200, options).unwrap();
+        assert_eq!(plan.order, vec![0, 1]);
+        assert_eq!(plan.decisions[1].reason, Reason::ExcerptFits);
+        assert!(plan.payload_text.contains(
+            r#""content":"[...]\nfiller line 98\nfiller line 99\nthe needle is here\nfiller line 101\nfiller line 102\n[...]","excerpt":{"query":"needle","lines":"98-102","ofChars":"#
+        ));
+        // Without the flag the same document is skipped whole.
+        let plan = run(&documents, 200, Options::default()).unwrap();
+        assert_eq!(plan.order, vec![0]);
+    }
+
+    #[test]
+    fn bits_shift_across_words_and_drop_past_the_width() {
+        let mut source = Bits::new(130);
+        source.set(1);
+        source.set(70);
+        let mut target = Bits::new(130);
+        target.or_shifted(&source, 60);
+        // 1 + 60 = 61 stays; 70 + 60 = 130 is past the width.
+        assert!(target.get(61));
+        assert!(!target.get(70) && !target.get(130));
+        assert_eq!(target.highest(), Some(61));
+        let mut target = Bits::new(130);
+        target.or_shifted(&source, 5);
+        assert_eq!(target.highest(), Some(75));
+    }
+}
