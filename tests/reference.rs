@@ -108,3 +108,50 @@ fn every_fixture_packs_exactly_like_the_reference() {
         failures.len()
     );
 }
+
+/// On every bundled fixture, under every policy and with omissions noted or
+/// not, `usedTokens` is a fresh tiktoken-rs count of `payloadText` and never
+/// exceeds `availableTokens`.
+#[test]
+fn used_tokens_is_a_fresh_full_count_on_every_fixture() {
+    let mut checked = 0;
+    for entry in fs::read_dir(root().join("fixtures")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let fixture = Fixture::from_bytes(&fs::read(&path).unwrap(), &Limits::default()).unwrap();
+        for policy in Policy::ALL {
+            for note_omissions in [false, true] {
+                let request = Request {
+                    options: Options {
+                        policy,
+                        note_omissions,
+                        ..Options::default()
+                    },
+                    ..Request::default()
+                };
+                let Ok(outcome) = packer::pack(&fixture, &request) else {
+                    continue;
+                };
+                let core = match outcome.encoding {
+                    Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+                    Encoding::O200kBase | Encoding::O200kHarmony => {
+                        tiktoken_rs::o200k_base_singleton()
+                    }
+                    Encoding::P50kBase | Encoding::P50kEdit => tiktoken_rs::p50k_base_singleton(),
+                    _ => tiktoken_rs::r50k_base_singleton(),
+                };
+                let plan = &outcome.plan;
+                assert_eq!(
+                    plan.used_tokens,
+                    core.encode_ordinary(&plan.payload_text).len(),
+                    "{path:?}"
+                );
+                assert!(plan.used_tokens as u64 <= plan.available_tokens, "{path:?}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 60, "only {checked} packs checked");
+}
