@@ -187,8 +187,8 @@ fn parse_budget(value: Json) -> Result<PartialBudget, Error> {
         let Some(field) = BUDGET_FIELDS.iter().position(|name| *name == key) else {
             return Err(schema("budget", SchemaProblem::UnknownField));
         };
-        match value {
-            Json::Integer(n) if (0..=i128::from(MAX_BUDGET_VALUE)).contains(&n) => {
+        match value.as_integer() {
+            Some(n) if (0..=i128::from(MAX_BUDGET_VALUE)).contains(&n) => {
                 budget.set(field, n as u64);
             }
             _ => {
@@ -260,16 +260,16 @@ fn parse_document(
     if truncated != Some(Json::Bool(false)) {
         return Err(Error::TruncatedDocument { index });
     }
-    let priority = match priority {
+    let priority = match priority.map(|p| p.as_integer()) {
         None => 0,
-        Some(Json::Integer(n)) if (-1000..=1000).contains(&n) => n as i32,
-        Some(Json::Integer(_)) => {
+        Some(Some(n)) if (-1000..=1000).contains(&n) => n as i32,
+        Some(Some(_)) => {
             return Err(schema(
                 &format!("documents[{index}].priority"),
                 SchemaProblem::OutOfRange,
             ));
         }
-        Some(_) => {
+        Some(None) => {
             return Err(schema(
                 &format!("documents[{index}].priority"),
                 SchemaProblem::WrongType,
@@ -464,12 +464,13 @@ mod tests {
     fn refuses_budget_values_that_are_not_safe_whole_numbers() {
         for value in [
             "1.5",
-            "1.0",
             "-1",
+            "-0.5",
             "\"10\"",
             "null",
             "9007199254740992",
-            "1e3",
+            "9007199254740992.0",
+            "1e300",
             "true",
         ] {
             let text = format!(r#"{{"budget":{{"contextTokens":{value}}},"documents":[]}}"#);
@@ -609,7 +610,7 @@ mod tests {
 
     #[test]
     fn refuses_priorities_outside_the_range_and_non_boolean_required() {
-        for value in ["1001", "-1001", "1.5", "\"1\"", "null"] {
+        for value in ["1001", "-1001", "1.5", "1e4", "\"1\"", "null"] {
             assert_eq!(
                 code_of(&with_field("priority", Some(value))),
                 "invalid-schema",
@@ -618,6 +619,8 @@ mod tests {
         }
         let fixture = load(&with_field("priority", Some("-1000"))).unwrap();
         assert_eq!(fixture.documents[0].priority, -1000);
+        let fixture = load(&with_field("priority", Some("5.0"))).unwrap();
+        assert_eq!(fixture.documents[0].priority, 5);
         for value in ["1", "\"true\"", "null"] {
             assert_eq!(
                 code_of(&with_field("required", Some(value))),

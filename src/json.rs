@@ -21,7 +21,7 @@ pub(crate) enum Json {
     /// An integer literal that fits in i64 or u64.
     Integer(i128),
     /// Any other number (a fraction, an exponent, or a huge integer).
-    Float,
+    Float(f64),
     String(String),
     Array(Vec<Json>),
     /// Keys in input order; never two equal keys.
@@ -29,6 +29,21 @@ pub(crate) enum Json {
 }
 
 const DUPLICATE_KEY: &str = "duplicate key";
+
+impl Json {
+    /// The number as an integer, if it is one: an integer literal, or a
+    /// number written with a fraction or exponent whose value is whole
+    /// (`256.0`, `1e3`), as JavaScript's `Number.isInteger` sees it.
+    pub(crate) fn as_integer(&self) -> Option<i128> {
+        match *self {
+            Json::Integer(n) => Some(n),
+            Json::Float(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e30 => {
+                Some(f as i128)
+            }
+            _ => None,
+        }
+    }
+}
 
 impl<'de> Deserialize<'de> for Json {
     fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Json, D::Error> {
@@ -61,8 +76,8 @@ impl<'de> Visitor<'de> for JsonVisitor {
         Ok(Json::Integer(value.into()))
     }
 
-    fn visit_f64<E>(self, _value: f64) -> Result<Json, E> {
-        Ok(Json::Float)
+    fn visit_f64<E>(self, value: f64) -> Result<Json, E> {
+        Ok(Json::Float(value))
     }
 
     fn visit_str<E>(self, value: &str) -> Result<Json, E> {
@@ -198,7 +213,7 @@ mod tests {
                         Json::Bool(true),
                         Json::Null,
                         Json::Integer(-2),
-                        Json::Float,
+                        Json::Float(1.0),
                         Json::String("x".into())
                     ])
                 ),
