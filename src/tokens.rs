@@ -22,6 +22,7 @@ use std::cell::RefCell;
 use bpe::byte_pair_encoding::BytePairEncoding;
 use regex_automata::meta::{Cache, Regex};
 use regex_automata::{Anchored, Input};
+use rustc_hash::FxHashMap;
 
 /// A tiktoken encoding packer can count with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -193,7 +194,17 @@ thread_local! {
     /// is shared, its lazily built DFA states are not, so threads never
     /// contend for a cache.
     static CACHES: RefCell<[Option<Cache>; ENGINES]> = const { RefCell::new([None, None, None, None]) };
+
+    /// Each thread's counts of short pieces already seen, per engine: most
+    /// pieces are common words and punctuation, and a lookup is cheaper
+    /// than running the byte-pair encoder again.
+    static PIECES: RefCell<[FxHashMap<Box<str>, u32>; ENGINES]> = RefCell::new(Default::default());
 }
+
+/// Pieces up to this many bytes are remembered.
+const CACHED_PIECE_BYTES: usize = 24;
+/// Each thread remembers at most this many pieces per engine (then starts over).
+const CACHED_PIECES: usize = 1 << 16;
 
 /// Builds a linear-time byte-pair encoding from one of tiktoken's
 /// GPT-2-family vocabularies: the token byte strings in rank order. Ranks
@@ -236,6 +247,26 @@ impl Engine {
             regex,
             lookahead,
         }
+    }
+
+    /// The tokens of one piece.
+    fn piece_tokens(&self, piece: &str) -> usize {
+        if piece.len() > CACHED_PIECE_BYTES {
+            return self.bpe.count(piece.as_bytes());
+        }
+        PIECES.with(|pieces| {
+            let mut pieces = pieces.borrow_mut();
+            let known = &mut pieces[self.id];
+            if let Some(&tokens) = known.get(piece) {
+                return tokens as usize;
+            }
+            let tokens = self.bpe.count(piece.as_bytes());
+            if known.len() >= CACHED_PIECES {
+                known.clear();
+            }
+            known.insert(piece.into(), tokens as u32);
+            tokens
+        })
     }
 
     /// Calls `each` with every piece of `text`, in order, as tiktoken's
@@ -314,7 +345,7 @@ impl Counter {
     pub fn count(&self, text: &str) -> usize {
         let mut count = 0;
         self.engine.for_each_piece(text, |piece| {
-            count += self.engine.bpe.count(piece.as_bytes());
+            count += self.engine.piece_tokens(piece);
             true
         });
         count
@@ -333,7 +364,7 @@ impl Counter {
             if end > offset {
                 return false;
             }
-            count += self.engine.bpe.count(piece.as_bytes());
+            count += self.engine.piece_tokens(piece);
             start = end;
             true
         });
