@@ -12,7 +12,7 @@
 use std::fs;
 use std::path::PathBuf;
 
-use packer::envelope::{Entry, Layout, document_json};
+use packer::envelope::Layout;
 use packer::{
     Counter, Document, Encoding, Fixture, Format, Options, PartialBudget, Policy, Request,
 };
@@ -22,11 +22,7 @@ const DOCUMENTS: usize = 20;
 fn main() {
     let documents = corpus();
     let counter = Counter::new(Encoding::Cl100kBase);
-    let entries = documents
-        .iter()
-        .map(|d| Entry::document(document_json(d, &d.content, None), &counter, false))
-        .collect();
-    let layout = Layout::new(counter, entries, None);
+    let layout = Layout::of_documents(counter, &documents, false);
     let total: usize = layout.total(&(0..documents.len()).collect::<Vec<_>>());
     println!(
         "{} README files, {} tokens in all (cl100k_base)\n",

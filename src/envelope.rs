@@ -243,6 +243,28 @@ impl Layout {
         self.documents[index].counts()
     }
 
+    /// The layout of `documents` as whole documents (counted one after the
+    /// other; packing counts them in parallel).
+    pub fn of_documents(counter: Counter, documents: &[Document], notes_omissions: bool) -> Layout {
+        let entries = documents
+            .iter()
+            .map(|d| {
+                Entry::document(
+                    document_json(d, &d.content, None),
+                    &counter,
+                    notes_omissions,
+                )
+            })
+            .collect();
+        let omitted = notes_omissions.then(|| {
+            documents
+                .iter()
+                .map(|d| Entry::omitted(omitted_json(d), &counter))
+                .collect()
+        });
+        Layout::new(counter, entries, omitted)
+    }
+
     /// The counter the layout counts with.
     pub fn counter(&self) -> Counter {
         self.counter
@@ -544,17 +566,7 @@ mod tests {
         ] {
             let counter = Counter::new(encoding);
             for notes in [false, true] {
-                let entries = documents
-                    .iter()
-                    .map(|d| Entry::document(document_json(d, &d.content, None), &counter, notes))
-                    .collect();
-                let omitted = notes.then(|| {
-                    documents
-                        .iter()
-                        .map(|d| Entry::omitted(omitted_json(d), &counter))
-                        .collect()
-                });
-                let layout = Layout::new(counter, entries, omitted);
+                let layout = Layout::of_documents(counter, &documents, notes);
                 for order in orders {
                     let text = layout.render(order);
                     assert_eq!(

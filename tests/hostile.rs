@@ -1,6 +1,10 @@
 //! Text that makes reference tokenizers crash or stall: long runs of one
 //! kind of character. packer must pack it exactly, without a panic.
 
+mod common;
+
+use common::oracle;
+
 use packer::{
     Document, Encoding, Fixture, Format, Limits, Options, PartialBudget, Policy, Request,
 };
@@ -52,15 +56,6 @@ fn fixture(content: String, encoding: Encoding) -> Fixture {
             document(1, content),
             document(2, "after".into()),
         ],
-    }
-}
-
-fn oracle(encoding: Encoding) -> &'static tiktoken_rs::CoreBPE {
-    match encoding {
-        Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
-        Encoding::O200kBase | Encoding::O200kHarmony => tiktoken_rs::o200k_base_singleton(),
-        Encoding::P50kBase | Encoding::P50kEdit => tiktoken_rs::p50k_base_singleton(),
-        _ => tiktoken_rs::r50k_base_singleton(),
     }
 }
 

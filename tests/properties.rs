@@ -1,6 +1,10 @@
 //! Invariants of every policy on random fixtures, checked against full
 //! counts by tiktoken-rs (an implementation packer does not count with).
 
+mod common;
+
+use common::oracle;
+
 use packer::pack::ExcerptOptions;
 use packer::{
     Document, Encoding, Error, Fixture, Format, Options, PartialBudget, Policy, Reason, Request,
@@ -96,15 +100,6 @@ fn documents(max: usize) -> impl Strategy<Value = Vec<Document>> {
 
 fn encoding() -> impl Strategy<Value = Encoding> {
     select(&Encoding::ALL[..])
-}
-
-fn oracle(encoding: Encoding) -> &'static tiktoken_rs::CoreBPE {
-    match encoding {
-        Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
-        Encoding::O200kBase | Encoding::O200kHarmony => tiktoken_rs::o200k_base_singleton(),
-        Encoding::P50kBase | Encoding::P50kEdit => tiktoken_rs::p50k_base_singleton(),
-        _ => tiktoken_rs::r50k_base_singleton(),
-    }
 }
 
 fn fixture(documents: Vec<Document>, encoding: Encoding, available: u64) -> Fixture {

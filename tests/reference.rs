@@ -2,6 +2,8 @@
 //! and a naive packer that serializes and fully counts every candidate
 //! envelope (`scripts/reference/`, which generated `tests/data/`).
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -134,14 +136,7 @@ fn used_tokens_is_a_fresh_full_count_on_every_fixture() {
                 let Ok(outcome) = packer::pack(&fixture, &request) else {
                     continue;
                 };
-                let core = match outcome.encoding {
-                    Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
-                    Encoding::O200kBase | Encoding::O200kHarmony => {
-                        tiktoken_rs::o200k_base_singleton()
-                    }
-                    Encoding::P50kBase | Encoding::P50kEdit => tiktoken_rs::p50k_base_singleton(),
-                    _ => tiktoken_rs::r50k_base_singleton(),
-                };
+                let core = common::oracle(outcome.encoding);
                 let plan = &outcome.plan;
                 assert_eq!(
                     plan.used_tokens,

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use packer::envelope::{Entry, Layout, document_json, omitted_json};
+use packer::envelope::Layout;
 use packer::{Counter, Document, Encoding, Format};
 
 fuzz_target!(|data: &[u8]| {
@@ -38,17 +38,7 @@ fuzz_target!(|data: &[u8]| {
         })
         .collect();
     let notes = selector & 0x80 != 0;
-    let entries = documents
-        .iter()
-        .map(|d| Entry::document(document_json(d, &d.content, None), &counter, notes))
-        .collect();
-    let omitted = notes.then(|| {
-        documents
-            .iter()
-            .map(|d| Entry::omitted(omitted_json(d), &counter))
-            .collect()
-    });
-    let layout = Layout::new(counter, entries, omitted);
+    let layout = Layout::of_documents(counter, &documents, notes);
     let all: Vec<usize> = (0..documents.len()).rev().collect();
     for order in [&all[..], &all[all.len() / 2..], &[]] {
         let payload = layout.render(order);
