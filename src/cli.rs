@@ -18,8 +18,9 @@ use packer::{Counter, Encoding, Error, Fixture, Limits, Options, PartialBudget, 
 const EXIT_CODES: &str = "\
 Exit codes:
   0  packed (an empty selection is still success); a closed output pipe is success
-  1  unexpected failure (writing output or --payload-out)
-  2  usage error (bad flags, unknown --model)
+  1  unexpected failure (writing output or --payload-out, or an internal error)
+  2  usage error (bad flags, unknown --model, --payload-out naming the input,
+     bad --base-url or --glob)
   3  invalid input: unreadable, too large, not UTF-8, not JSON, schema or validation failure
   4  does not fit: empty-envelope-does-not-fit or required-does-not-fit
 
