@@ -524,13 +524,9 @@ mod tests {
     }
 
     fn reference(encoding: Encoding, text: &str) -> usize {
-        let core = match encoding {
-            Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
-            Encoding::O200kBase | Encoding::O200kHarmony => tiktoken_rs::o200k_base_singleton(),
-            Encoding::P50kBase | Encoding::P50kEdit => tiktoken_rs::p50k_base_singleton(),
-            Encoding::R50kBase => tiktoken_rs::r50k_base_singleton(),
-        };
-        core.encode_ordinary(text).len()
+        crate::tokens::tests::reference(encoding)
+            .encode_ordinary(text)
+            .len()
     }
 
     #[test]

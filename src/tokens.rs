@@ -373,10 +373,12 @@ impl Counter {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn reference(encoding: Encoding) -> &'static tiktoken_rs::CoreBPE {
+    /// tiktoken-rs's encoder for `encoding`: the independent oracle the
+    /// unit tests count with.
+    pub(crate) fn reference(encoding: Encoding) -> &'static tiktoken_rs::CoreBPE {
         match encoding {
             Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
             Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
