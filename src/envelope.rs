@@ -169,15 +169,16 @@ impl Entry {
         text.push_str(body);
         text.push_str(NEXT);
         let (stable, start) = counter.count_before_piece_at(&text, body.len() - 1);
+        // `text[start..]` is already the tail followed by `NEXT`.
+        let next = stable + counter.count(&text[start..]);
         let mut entry = Entry {
             stable,
             tail_start: start + 2,
             json,
-            next: 0,
+            next,
             last: 0,
             none_omitted: 0,
         };
-        entry.next = entry.followed_by(counter, NEXT);
         entry.last = entry.followed_by(counter, last_ending);
         entry
     }
