@@ -438,9 +438,7 @@ fn count(args: CountArgs) -> Result<i32, Error> {
     let encoding = resolve_encoding(Some(&args.encoding), args.model.as_deref())?
         .unwrap_or(Encoding::Cl100kBase);
     let bytes = read_input(&args.file, args.max_input_bytes)?;
-    let text = std::str::from_utf8(&bytes).map_err(|error| Error::InvalidUtf8 {
-        offset: error.valid_up_to(),
-    })?;
+    let text = fixture::utf8(&bytes)?;
     let tokens = Counter::new(encoding).count(text);
     write_stdout(format!("{tokens}\n").as_bytes())?;
     Ok(EXIT_OK)
@@ -448,9 +446,7 @@ fn count(args: CountArgs) -> Result<i32, Error> {
 
 fn focus(args: FocusArgs) -> Result<i32, Error> {
     let bytes = read_input(&args.file, args.max_input_bytes)?;
-    let text = std::str::from_utf8(&bytes).map_err(|error| Error::InvalidUtf8 {
-        offset: error.valid_up_to(),
-    })?;
+    let text = fixture::utf8(&bytes)?;
     let focus = packer::focus::Focus::new(text, args.query.as_deref(), args.context);
     let excerpt = focus.excerpt(usize::MAX, args.max_chars);
     write_stdout(format!("{}\n", excerpt.text).as_bytes())?;

@@ -99,7 +99,12 @@ pub fn read_bounded(reader: impl Read, limit: u64) -> Result<Vec<u8>, Error> {
 
 /// Decodes raw input as UTF-8, dropping one leading byte-order mark.
 pub fn decode_utf8(bytes: &[u8]) -> Result<&str, Error> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    utf8(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes))
+}
+
+/// Decodes raw input as UTF-8 exactly as given, or `invalid-utf8` with the
+/// offset of the first bad byte.
+pub fn utf8(bytes: &[u8]) -> Result<&str, Error> {
     std::str::from_utf8(bytes).map_err(|error| Error::InvalidUtf8 {
         offset: error.valid_up_to(),
     })
