@@ -94,13 +94,22 @@ pub struct CollectArgs {
     #[arg(long, value_name = "URL")]
     pub base_url: String,
 
-    /// Only files matching this glob (repeatable; `!` excludes)
+    /// Only files matching this glob (repeatable; `!` excludes); globs
+    /// only narrow: they never bring in ignored or hidden files
     #[arg(long = "glob", value_name = "PATTERN")]
     pub globs: Vec<String>,
 
     /// Skip files larger than this many bytes
     #[arg(long, value_name = "N", default_value_t = packer::collect::DEFAULT_MAX_FILE_BYTES)]
     pub max_file_bytes: u64,
+
+    /// Also collect hidden files (names starting with `.`; `.git` never)
+    #[arg(long)]
+    pub hidden: bool,
+
+    /// Also collect files that .gitignore, .ignore or Git's excludes leave out
+    #[arg(long)]
+    pub no_ignore: bool,
 
     /// Budget values to put in the fixture
     #[command(flatten)]
@@ -459,6 +468,8 @@ fn collect(args: CollectArgs) -> Result<i32, Error> {
         base_url: packer::collect::base_url(&args.base_url).map_err(|_| Error::InvalidBaseUrl)?,
         globs: args.globs,
         max_file_bytes: args.max_file_bytes,
+        hidden: args.hidden,
+        no_ignore: args.no_ignore,
     };
     let tty = io::stderr().is_terminal();
     let collection = packer::collect::collect(&args.dir, &options, |seen| {

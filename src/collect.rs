@@ -1,10 +1,16 @@
 //! A fixture from a directory's text files: one document per file, walked
 //! with the `ignore` crate (so `.gitignore`, `.ignore` and hidden files are
 //! respected), and every file that cannot become a document reported.
+//!
+//! Globs only ever narrow the walk: they are matched as a filter after the
+//! walker's own rules, so no glob brings in an ignored or hidden file. Those
+//! come in only with [`CollectOptions::no_ignore`] and
+//! [`CollectOptions::hidden`], and a `.git` entry never does.
 
 use std::fs;
 use std::path::Path;
 
+use ignore::overrides::{Override, OverrideBuilder};
 use serde::Serialize;
 
 use crate::budget::PartialBudget;
@@ -78,7 +84,17 @@ pub struct CollectOptions {
     pub globs: Vec<String>,
     /// Files larger than this are skipped.
     pub max_file_bytes: u64,
+    /// Also collect hidden files and directories (names starting with `.`).
+    /// `.git` stays out regardless.
+    pub hidden: bool,
+    /// Also collect files that `.gitignore`, `.ignore`, `.git/info/exclude`
+    /// or the global Git excludes leave out.
+    pub no_ignore: bool,
 }
+
+/// The name of the directory (or, in linked worktrees and submodules, the
+/// file) that is never collected.
+const GIT_DIR: &str = ".git";
 
 /// The error for a `--base-url` that is not an absolute http(s) URL
 /// without credentials, or a bad `--glob`.
@@ -111,15 +127,32 @@ pub fn collect(
             kind: std::io::ErrorKind::NotADirectory,
         });
     }
+    let globs = glob_filter(dir, &options.globs)?;
     let mut walk = ignore::WalkBuilder::new(dir);
-    walk.require_git(false).follow_links(false);
-    if !options.globs.is_empty() {
-        let mut overrides = ignore::overrides::OverrideBuilder::new(dir);
-        for glob in &options.globs {
-            overrides.add(glob).map_err(|_| Error::InvalidGlob)?;
-        }
-        walk.overrides(overrides.build().map_err(|_| Error::InvalidGlob)?);
+    walk.require_git(false)
+        .follow_links(false)
+        .hidden(!options.hidden);
+    if options.no_ignore {
+        walk.ignore(false)
+            .git_ignore(false)
+            .git_exclude(false)
+            .git_global(false)
+            .parents(false);
     }
+    // The walker's rules decide what is visible; the globs and the `.git`
+    // rule can only take away from that.
+    walk.filter_entry(move |entry| {
+        if entry.depth() == 0 {
+            return true;
+        }
+        if entry.file_name() == GIT_DIR {
+            return false;
+        }
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        !globs
+            .as_ref()
+            .is_some_and(|globs| globs.matched(entry.path(), is_dir).is_ignore())
+    });
     let mut files = Vec::new();
     for entry in walk.build() {
         let Ok(entry) = entry else { continue };
@@ -146,6 +179,19 @@ pub fn collect(
         }
     }
     Ok(collection)
+}
+
+/// The `--glob` patterns as a plain matcher (gitignore syntax, `!` to
+/// exclude, matched relative to `dir`); `None` when there are none.
+fn glob_filter(dir: &Path, globs: &[String]) -> Result<Option<Override>, Error> {
+    if globs.is_empty() {
+        return Ok(None);
+    }
+    let mut builder = OverrideBuilder::new(dir);
+    for glob in globs {
+        builder.add(glob).map_err(|_| Error::InvalidGlob)?;
+    }
+    builder.build().map(Some).map_err(|_| Error::InvalidGlob)
 }
 
 fn document(
