@@ -111,6 +111,11 @@ pub struct CollectArgs {
     #[arg(long)]
     pub no_ignore: bool,
 
+    /// Collect files that contain a secret (a private key, a cloud or
+    /// service token) instead of skipping them
+    #[arg(long)]
+    pub allow_secrets: bool,
+
     /// Budget values to put in the fixture
     #[command(flatten)]
     pub budget: BudgetArgs,
@@ -470,6 +475,7 @@ fn collect(args: CollectArgs) -> Result<i32, Error> {
         max_file_bytes: args.max_file_bytes,
         hidden: args.hidden,
         no_ignore: args.no_ignore,
+        allow_secrets: args.allow_secrets,
     };
     let tty = io::stderr().is_terminal();
     let collection = packer::collect::collect(&args.dir, &options, |seen| {

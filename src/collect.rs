@@ -7,6 +7,8 @@
 //! come in only with [`CollectOptions::no_ignore`] and
 //! [`CollectOptions::hidden`], and a `.git` entry never does.
 
+pub mod secrets;
+
 use std::fs;
 use std::path::Path;
 
@@ -23,6 +25,8 @@ pub const DEFAULT_MAX_FILE_BYTES: u64 = 1_048_576;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SkipReason {
+    /// A secret-detection rule (named by its id) matched the content.
+    ContainsSecret(&'static str),
     /// Larger than `--max-file-bytes`.
     TooLarge,
     /// Contains a NUL byte.
@@ -38,16 +42,36 @@ pub enum SkipReason {
 }
 
 impl SkipReason {
-    /// A short phrase for the report on standard error.
-    pub fn describe(self) -> &'static str {
+    /// The stable machine code, e.g. `contains-secret`.
+    pub fn code(self) -> &'static str {
         match self {
+            SkipReason::ContainsSecret(_) => "contains-secret",
+            SkipReason::TooLarge => "too-large",
+            SkipReason::Binary => "binary",
+            SkipReason::NotUtf8 => "not-utf8",
+            SkipReason::Blank => "blank",
+            SkipReason::UnusableName => "unusable-name",
+            SkipReason::Unreadable => "unreadable",
+        }
+    }
+
+    /// A short phrase for the report on standard error. For a secret it
+    /// names the rule, never the secret.
+    pub fn describe(self) -> String {
+        let text = match self {
+            SkipReason::ContainsSecret(rule) => {
+                return format!(
+                    "contains-secret (rule {rule}); pass --allow-secrets to collect it anyway"
+                );
+            }
             SkipReason::TooLarge => "larger than --max-file-bytes",
             SkipReason::Binary => "binary (contains a NUL byte)",
             SkipReason::NotUtf8 => "not UTF-8",
             SkipReason::Blank => "empty or only whitespace",
             SkipReason::UnusableName => "its path has control characters",
             SkipReason::Unreadable => "cannot be read",
-        }
+        };
+        text.to_owned()
     }
 }
 
@@ -90,6 +114,9 @@ pub struct CollectOptions {
     /// Also collect files that `.gitignore`, `.ignore`, `.git/info/exclude`
     /// or the global Git excludes leave out.
     pub no_ignore: bool,
+    /// Collect files in which a [`secrets`] rule finds a secret (by default
+    /// they are skipped as `contains-secret`).
+    pub allow_secrets: bool,
 }
 
 /// The name of the directory (or, in linked worktrees and submodules, the
@@ -218,6 +245,11 @@ fn document(
     let content = String::from_utf8(bytes).map_err(|_| SkipReason::NotUtf8)?;
     if content.chars().all(char::is_whitespace) {
         return Err(SkipReason::Blank);
+    }
+    if !options.allow_secrets
+        && let Some(rule) = secrets::find(&content)
+    {
+        return Err(SkipReason::ContainsSecret(rule.id));
     }
     let mut url = options.base_url.clone();
     if let Ok(mut segments) = url.path_segments_mut() {

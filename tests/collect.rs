@@ -39,6 +39,7 @@ fn options(globs: &[&str]) -> CollectOptions {
         max_file_bytes: collect::DEFAULT_MAX_FILE_BYTES,
         hidden: false,
         no_ignore: false,
+        allow_secrets: false,
     }
 }
 
@@ -224,4 +225,219 @@ fn the_binary_keeps_ignored_and_hidden_files_out_under_any_glob() {
     let out = run(&["--glob", "*", "--hidden", "--no-ignore"]);
     assert!(out.contains("\".env\""));
     assert!(!out.contains("\".git/"));
+}
+
+/// A deterministic string of `length` characters drawn from `alphabet`
+/// (varied enough to pass every rule's entropy threshold), so that no
+/// real-looking key sits in the repository.
+fn synthetic(alphabet: &str, length: usize, seed: u64) -> String {
+    let alphabet: Vec<char> = alphabet.chars().collect();
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..length)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            alphabet[((state >> 33) % alphabet.len() as u64) as usize]
+        })
+        .collect()
+}
+
+const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const LOWER: &str = "abcdefghijklmnopqrstuvwxyz";
+const DIGITS: &str = "0123456789";
+const HEX: &str = "0123456789abcdef";
+
+fn alnum() -> String {
+    format!("{UPPER}{LOWER}{DIGITS}")
+}
+
+/// One synthetic secret for each rule id.
+fn synthetic_secret(rule: &str) -> String {
+    let an = alnum();
+    let s = |alphabet: &str, n: usize| synthetic(alphabet, n, rule.len() as u64 * 7919 + n as u64);
+    match rule {
+        "private-key" => format!(
+            "-----BEGIN RSA PRIVATE KEY-----\n{}\n{}\n-----END RSA PRIVATE KEY-----",
+            s(&format!("{an}+/"), 64),
+            s(&format!("{an}+/"), 40)
+        ),
+        "aws-access-token" => format!("AKIA{}", s(&format!("{UPPER}234567"), 16)),
+        "github-pat" => format!("ghp_{}", s(&an, 36)),
+        "github-fine-grained-pat" => format!("github_pat_{}", s(&format!("{an}_"), 82)),
+        "github-oauth" => format!("gho_{}", s(&an, 36)),
+        "github-app-token" => format!("ghs_{}", s(&an, 36)),
+        "github-refresh-token" => format!("ghr_{}", s(&an, 36)),
+        "gitlab-pat" => format!("glpat-{}", s(&an, 20)),
+        "gitlab-ptt" => format!("glptt-{}", s(HEX, 40)),
+        "gitlab-rrt" => format!("GR1348941{}", s(&an, 20)),
+        "gitlab-deploy-token" => format!("gldt-{}", s(&an, 20)),
+        "gitlab-runner-authentication-token" => format!("glrt-{}", s(&an, 20)),
+        "slack-bot-token" => format!("xoxb-{}-{}-{}", s(DIGITS, 12), s(DIGITS, 13), s(&an, 24)),
+        "slack-user-token" => format!(
+            "xoxp-{}-{}-{}-{}",
+            s(DIGITS, 11),
+            s(DIGITS, 12),
+            s(DIGITS, 13),
+            s(&an, 32)
+        ),
+        "slack-app-token" => format!(
+            "xapp-1-A{}-{}-{}",
+            s(&format!("{UPPER}{DIGITS}"), 10),
+            s(DIGITS, 13),
+            s(HEX, 64)
+        ),
+        "slack-legacy-token" => format!(
+            "xoxs-{}-{}-{}-{}",
+            s(DIGITS, 10),
+            s(DIGITS, 11),
+            s(DIGITS, 12),
+            s(HEX, 64)
+        ),
+        "slack-webhook-url" => format!("https://hooks.slack.com/services/{}", s(&an, 44)),
+        "openai-api-key" => format!(
+            "sk-proj-{}T3BlbkFJ{}",
+            s(&format!("{an}_-"), 74),
+            s(&an, 74)
+        ),
+        "anthropic-api-key" => format!("sk-ant-api03-{}AA", s(&format!("{an}_-"), 93)),
+        "anthropic-admin-api-key" => format!("sk-ant-admin01-{}AA", s(&format!("{an}_-"), 93)),
+        "stripe-access-token" => format!("sk_live_{}", s(&an, 24)),
+        "gcp-api-key" => format!("AIza{}", s(&format!("{an}_-"), 35)),
+        "npm-access-token" => format!("npm_{}", s(&format!("{LOWER}{DIGITS}"), 36)),
+        "pypi-upload-token" => format!("pypi-AgEIcHlwaS5vcmc{}", s(&format!("{an}_-"), 64)),
+        "huggingface-access-token" => format!("hf_{}", s(&format!("{UPPER}{LOWER}"), 34)),
+        "sendgrid-api-token" => format!(
+            "SG.{}.{}",
+            s(&format!("{an}_-"), 22),
+            s(&format!("{an}_-"), 43)
+        ),
+        "digitalocean-pat" => format!("dop_v1_{}", s(HEX, 64)),
+        "shopify-access-token" => format!("shpat_{}", s(HEX, 32)),
+        "databricks-api-token" => format!("dapi{}", s(HEX, 32)),
+        "postman-api-token" => format!("PMAK-{}-{}", s(HEX, 24), s(HEX, 34)),
+        "grafana-service-account-token" => format!("glsa_{}_{}", s(&an, 32), s(HEX, 8)),
+        "doppler-api-token" => format!("dp.pt.{}", s(&an, 43)),
+        "linear-api-key" => format!("lin_api_{}", s(&an, 40)),
+        "pulumi-api-token" => format!("pul-{}", s(HEX, 40)),
+        "planetscale-api-token" => format!("pscale_tkn_{}", s(&an, 43)),
+        "hashicorp-tf-api-token" => format!(
+            "{}.atlasv1.{}",
+            s(&format!("{LOWER}{DIGITS}"), 14),
+            s(&format!("{LOWER}{DIGITS}"), 64)
+        ),
+        "age-secret-key" => format!(
+            "AGE-SECRET-KEY-1{}",
+            s("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58)
+        ),
+        other => panic!("no synthetic secret for rule {other}"),
+    }
+}
+
+#[test]
+fn every_rule_finds_its_synthetic_secret_in_context() {
+    for rule in collect::secrets::RULES {
+        let secret = synthetic_secret(rule.id);
+        for text in [
+            format!("{secret}\n"),
+            format!("const KEY = \"{secret}\";\n"),
+            format!("# config\nkey: {secret}\nother: 1\n"),
+        ] {
+            let found = collect::secrets::find(&text).map(|r| r.id);
+            assert_eq!(found, Some(rule.id), "{text}");
+        }
+        // Its first 12 characters (the prefix a rule keys on) are not a secret.
+        let short = &secret[..12];
+        assert_ne!(
+            collect::secrets::find(short).map(|r| r.id),
+            Some(rule.id),
+            "{short}"
+        );
+    }
+}
+
+#[test]
+fn files_with_secrets_are_skipped_naming_the_rule_never_the_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let aws = synthetic_secret("aws-access-token");
+    let github = synthetic_secret("github-pat");
+    let key = synthetic_secret("private-key");
+    write_tree(
+        dir.path(),
+        &[
+            ("config.py", &format!("AWS_ACCESS_KEY_ID = \"{aws}\"\n")),
+            ("deploy/id_rsa.pem", &key),
+            ("notes.md", &format!("token: {github}\n")),
+            ("src/lib.rs", "pub fn ok() {}\n"),
+            ("docs/aws.md", "Use a key like AKIAIOSFODNN7EXAMPLE.\n"),
+        ],
+    );
+    let collection = collect::collect(dir.path(), &options(&[]), |_| {}).unwrap();
+    let kept: Vec<_> = collection.documents.iter().map(|d| d.id.as_str()).collect();
+    assert_eq!(kept, ["docs/aws.md", "src/lib.rs"]);
+    let skipped: Vec<_> = collection
+        .skipped
+        .iter()
+        .map(|(id, reason)| (id.as_str(), reason.code(), reason.describe()))
+        .collect();
+    let describe = |rule: &str| {
+        format!("contains-secret (rule {rule}); pass --allow-secrets to collect it anyway")
+    };
+    assert_eq!(
+        skipped,
+        [
+            ("config.py", "contains-secret", describe("aws-access-token")),
+            (
+                "deploy/id_rsa.pem",
+                "contains-secret",
+                describe("private-key")
+            ),
+            ("notes.md", "contains-secret", describe("github-pat")),
+        ]
+    );
+    let allowed = CollectOptions {
+        allow_secrets: true,
+        ..options(&[])
+    };
+    let collection = collect::collect(dir.path(), &allowed, |_| {}).unwrap();
+    assert_eq!(collection.documents.len(), 5);
+    assert!(collection.skipped.is_empty());
+
+    // The binary: the rule and the path on stderr, the secret nowhere.
+    let output = Command::new(env!("CARGO_BIN_EXE_packer"))
+        .args([
+            "collect",
+            dir.path().to_str().unwrap(),
+            "--base-url",
+            "https://example.com/",
+        ])
+        .env_clear()
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(
+        stderr,
+        format!(
+            "skipped config.py: {}\nskipped deploy/id_rsa.pem: {}\nskipped notes.md: {}\n",
+            describe("aws-access-token"),
+            describe("private-key"),
+            describe("github-pat")
+        )
+    );
+    for secret in [&aws, &github, &key] {
+        assert!(!stdout.contains(secret.as_str()));
+    }
+}
+
+#[test]
+fn the_readme_lists_every_secret_rule() {
+    let readme = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    for rule in collect::secrets::RULES {
+        let row = format!("| `{}` | {} |", rule.id, rule.description);
+        assert!(readme.contains(&row), "{row}");
+    }
 }
