@@ -31,9 +31,12 @@ impl Budget {
             .checked_sub(self.reserved_other_input_tokens)
             .and_then(|rest| rest.checked_sub(self.reserved_output_tokens))
             .and_then(|rest| rest.checked_sub(self.safety_tokens))
-            .ok_or(Error::InvalidBudget {
-                field: "budget",
-                problem: BudgetProblem::Negative,
+            .ok_or(Error::ReservationsExceedContext {
+                context: self.context_tokens,
+                reserved: self
+                    .reserved_other_input_tokens
+                    .saturating_add(self.reserved_output_tokens)
+                    .saturating_add(self.safety_tokens),
             })
     }
 }
@@ -137,6 +140,11 @@ mod tests {
     fn reservations_above_the_context_are_an_invalid_budget() {
         let error = full([100, 50, 50, 1]).complete(true).unwrap_err();
         assert_eq!(error.code(), "invalid-budget");
+        assert_eq!(
+            error.to_string(),
+            "the reservations add up to 101 tokens, more than contextTokens 100 (by 1): no tokens \
+             would be available; lower a reservation or raise --context-tokens"
+        );
         // No overflow on the largest values either.
         let error = full([MAX_BUDGET_VALUE, MAX_BUDGET_VALUE, MAX_BUDGET_VALUE, 0])
             .complete(true)
@@ -172,7 +180,8 @@ mod tests {
                 .complete(false)
                 .unwrap_err()
                 .to_string(),
-            "the fixture has no budget; add one or give all four budget flags"
+            "the fixture has no budget; add one or give all four budget flags (--context-tokens, \
+             --reserved-other-input-tokens, --reserved-output-tokens, --safety-tokens)"
         );
     }
 }

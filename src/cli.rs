@@ -141,11 +141,11 @@ pub struct InputArgs {
     pub fixture: PathBuf,
 
     /// Refuse inputs larger than this many bytes
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_INPUT_BYTES)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_INPUT_BYTES, value_parser = byte_count, allow_negative_numbers = true)]
     pub max_input_bytes: u64,
 
     /// Refuse fixtures with more documents than this
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_DOCUMENTS)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_DOCUMENTS, value_parser = whole_number, allow_negative_numbers = true)]
     pub max_documents: usize,
 }
 
@@ -168,19 +168,19 @@ pub struct SettingsArgs {
 #[derive(Debug, Args)]
 pub struct BudgetArgs {
     /// The model's context window in tokens
-    #[arg(long, value_name = "N", value_parser = budget_value())]
+    #[arg(long, value_name = "N", value_parser = budget_value(), allow_negative_numbers = true)]
     pub context_tokens: Option<u64>,
 
     /// Tokens reserved for instructions, history and tools
-    #[arg(long, value_name = "N", value_parser = budget_value())]
+    #[arg(long, value_name = "N", value_parser = budget_value(), allow_negative_numbers = true)]
     pub reserved_other_input_tokens: Option<u64>,
 
     /// Tokens reserved for the model's answer
-    #[arg(long, value_name = "N", value_parser = budget_value())]
+    #[arg(long, value_name = "N", value_parser = budget_value(), allow_negative_numbers = true)]
     pub reserved_output_tokens: Option<u64>,
 
     /// Tokens kept as a safety margin
-    #[arg(long, value_name = "N", value_parser = budget_value())]
+    #[arg(long, value_name = "N", value_parser = budget_value(), allow_negative_numbers = true)]
     pub safety_tokens: Option<u64>,
 }
 
@@ -240,6 +240,10 @@ pub struct ValidateArgs {
 
     #[command(flatten)]
     pub settings: SettingsArgs,
+
+    /// Check the budget as `pack --note-omissions` would
+    #[arg(long)]
+    pub note_omissions: bool,
 }
 
 #[derive(Debug, Args)]
@@ -287,8 +291,28 @@ fn encoding_names() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(Encoding::ALL.map(Encoding::name))
 }
 
-fn budget_value() -> clap::builder::RangedU64ValueParser<u64> {
-    clap::value_parser!(u64).range(0..=MAX_BUDGET_VALUE)
+/// A budget value: a whole number from 0 to 2^53-1, said so when it is not.
+fn budget_value() -> impl clap::builder::TypedValueParser<Value = u64> {
+    |text: &str| -> Result<u64, String> {
+        match text.parse::<i128>() {
+            Ok(n) if (0..=i128::from(MAX_BUDGET_VALUE)).contains(&n) => Ok(n as u64),
+            _ => Err(format!(
+                "a budget value must be a whole number from 0 to {MAX_BUDGET_VALUE}"
+            )),
+        }
+    }
+}
+
+/// A count or size: a whole number from 0 up, said so when it is not.
+fn whole_number(text: &str) -> Result<usize, String> {
+    text.parse::<usize>()
+        .map_err(|_| "must be a whole number from 0 up".to_owned())
+}
+
+/// A size in bytes: a whole number from 0 up, said so when it is not.
+fn byte_count(text: &str) -> Result<u64, String> {
+    text.parse::<u64>()
+        .map_err(|_| "must be a whole number of bytes from 0 up".to_owned())
 }
 
 impl PolicyArg {
@@ -326,6 +350,15 @@ impl InputArgs {
     }
 }
 
+impl ValidateArgs {
+    fn options(&self) -> Options {
+        Options {
+            note_omissions: self.note_omissions,
+            ..Options::default()
+        }
+    }
+}
+
 impl SettingsArgs {
     fn encoding(&self) -> Result<Option<Encoding>, Error> {
         resolve_encoding(self.encoding.as_deref(), self.model.as_deref())
@@ -351,13 +384,22 @@ fn resolve_encoding(name: Option<&str>, model: Option<&str>) -> Result<Option<En
 }
 
 /// Reads a file (opened read-only) or standard input, at most `limit` bytes.
+/// A file that cannot be read is named as the user typed it; a file over
+/// the limit has its size stated.
 fn read_input(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
     if path == Path::new("-") {
-        fixture::read_bounded(io::stdin().lock(), limit)
-    } else {
-        let file =
-            File::open(path).map_err(|error| Error::UnreadableInput { kind: error.kind() })?;
-        fixture::read_bounded(file, limit)
+        return fixture::read_bounded(io::stdin().lock(), limit);
+    }
+    let failed = |error: io::Error| Error::ReadFailed {
+        path: output::terminal_safe(&path.to_string_lossy()),
+        kind: error.kind(),
+    };
+    let file = File::open(path).map_err(failed)?;
+    let size = file.metadata().ok().map(|metadata| metadata.len());
+    match fixture::read_bounded(file, limit) {
+        Err(Error::UnreadableInput { kind }) => Err(failed(kind.into())),
+        Err(Error::InputTooLarge { limit, .. }) => Err(Error::InputTooLarge { limit, size }),
+        other => other,
     }
 }
 
@@ -378,6 +420,46 @@ fn with_stdout(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(
     }
 }
 
+/// Prints a command-line error as clap renders it, then one
+/// `error[usage]: ...` line (help and version go to standard output as
+/// usual), and returns the exit status.
+pub fn usage_error(error: &clap::Error) -> i32 {
+    use clap::error::ErrorKind;
+    if matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    ) || error.exit_code() == EXIT_OK
+    {
+        let _ = error.print();
+        return error.exit_code();
+    }
+    let rendered = error.render().to_string();
+    // clap's tip to put a negative number after `--` is wrong for packer:
+    // the value would become the fixture path.
+    let lines: Vec<&str> = rendered
+        .lines()
+        .filter(|line| !line.contains("as a value, use '-- "))
+        .collect();
+    let text = lines.join("\n").replace("\n\n\n", "\n\n");
+    eprintln!("{}", text.trim_end());
+    // The first line, with the indented lines that complete it when it
+    // ends in a colon ("the following required arguments were not provided:").
+    let mut summary = lines
+        .first()
+        .map(|line| line.trim_start_matches("error: ").trim().to_owned())
+        .unwrap_or_else(|| "bad command line".into());
+    if summary.ends_with(':') {
+        let rest: Vec<&str> = lines[1..]
+            .iter()
+            .take_while(|line| line.starts_with("  "))
+            .map(|line| line.trim())
+            .collect();
+        summary = format!("{} {}", summary, rest.join(", "));
+    }
+    eprintln!("error[usage]: {summary}");
+    packer::error::EXIT_USAGE
+}
+
 /// Runs a parsed command and returns its exit status.
 pub fn run(cli: Cli) -> Result<i32, Error> {
     match cli.command {
@@ -393,10 +475,26 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
 }
 
 fn pack(args: PackArgs) -> Result<i32, Error> {
+    let format = args.format.format();
+    let result = pack_with(&args, format);
+    if let Err(error) = &result
+        && error.exit_status() == packer::error::EXIT_INVALID_INPUT
+        && matches!(format, Format::Json | Format::Summary)
+    {
+        let list = output::ErrorList::new(error);
+        with_stdout(|out| {
+            serde_json::to_writer_pretty(&mut *out, &list)?;
+            out.write_all(b"\n")
+        })?;
+    }
+    result
+}
+
+fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     let request = args.settings.request(Options {
         policy: args.policy.policy(),
         note_omissions: args.note_omissions,
-        excerpt: args.excerpt_query.map(|query| ExcerptOptions {
+        excerpt: args.excerpt_query.clone().map(|query| ExcerptOptions {
             query,
             context: args.excerpt_context,
             max_chars: args.excerpt_max_chars,
@@ -406,12 +504,24 @@ fn pack(args: PackArgs) -> Result<i32, Error> {
         refuse_overwriting_input(&args.input.fixture, out)?;
     }
     let fixture = args.input.load()?;
-    let outcome = packer::pack(&fixture, &request)?;
+    let outcome = match packer::pack(&fixture, &request) {
+        Ok(outcome) => outcome,
+        Err(error) => {
+            // Something does not fit: still say what was decided.
+            if error.shortfall().is_some() {
+                let settings = packer::settings(&fixture, &request)?;
+                let policy = request.options.policy;
+                with_stdout(|out| {
+                    output::write_refusal(&fixture, &settings, policy, &error, format, out)
+                })?;
+            }
+            return Err(error);
+        }
+    };
     if let Some(out) = &args.payload_out {
         std::fs::write(out, &outcome.plan.payload_text)
             .map_err(|error| Error::PayloadOut { kind: error.kind() })?;
     }
-    let format = args.format.format();
     with_stdout(|out| output::write(&fixture, &outcome, format, &mut *out))?;
     Ok(EXIT_OK)
 }
@@ -433,9 +543,12 @@ fn refuse_overwriting_input(input: &Path, out: &Path) -> Result<(), Error> {
 }
 
 fn validate(args: ValidateArgs) -> Result<i32, Error> {
-    let request = args.settings.request(Options::default())?;
+    let request = args.settings.request(args.options())?;
     let fixture = args.input.load()?;
     let settings = packer::settings(&fixture, &request)?;
+    // What `pack` would refuse before selecting: the empty envelope and the
+    // required documents.
+    packer::pack(&fixture, &request)?;
     let documents = fixture.documents.len();
     let required = fixture.documents.iter().filter(|d| d.required).count();
     let line = format!(

@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use crate::pack::Decision;
+
 /// Where in a fixture a JSON-level problem sits (1-based line and column).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Position {
@@ -27,27 +29,46 @@ impl fmt::Display for Position {
 pub enum SchemaProblem {
     /// The fixture is not a JSON object.
     NotAnObject,
-    /// A key that the schema does not have.
-    UnknownField,
+    /// A key that the schema does not have; `allowed` are the keys it has.
+    UnknownField {
+        /// The field names allowed in this object.
+        allowed: &'static [&'static str],
+    },
     /// The same key twice in one object.
     DuplicateKey,
     /// A required key is absent.
-    MissingField,
+    MissingField {
+        /// The schema name of the absent field.
+        field: &'static str,
+    },
     /// A value of the wrong JSON type.
-    WrongType,
-    /// A number outside the allowed range.
-    OutOfRange,
+    WrongType {
+        /// What the schema expects, in words ("an array of documents").
+        expected: &'static str,
+    },
+    /// A number that is not a whole number in `min..=max`.
+    NotInRange {
+        /// The smallest allowed value.
+        min: i64,
+        /// The largest allowed value.
+        max: i64,
+    },
 }
 
 impl SchemaProblem {
-    fn describe(self) -> &'static str {
+    fn describe(self) -> String {
         match self {
-            SchemaProblem::NotAnObject => "must be a JSON object",
-            SchemaProblem::UnknownField => "has a field the schema does not allow",
-            SchemaProblem::DuplicateKey => "has the same key twice",
-            SchemaProblem::MissingField => "is missing",
-            SchemaProblem::WrongType => "has the wrong type",
-            SchemaProblem::OutOfRange => "is out of range",
+            SchemaProblem::NotAnObject => "must be a JSON object".into(),
+            SchemaProblem::UnknownField { allowed } => format!(
+                "has a field the schema does not allow; allowed: {}",
+                allowed.join(", ")
+            ),
+            SchemaProblem::DuplicateKey => "has the same key twice".into(),
+            SchemaProblem::MissingField { field } => format!("has no field '{field}'"),
+            SchemaProblem::WrongType { expected } => format!("must be {expected}"),
+            SchemaProblem::NotInRange { min, max } => {
+                format!("must be a whole number from {min} to {max}")
+            }
         }
     }
 }
@@ -74,9 +95,157 @@ pub enum BudgetProblem {
     MissingValue,
     /// A value is not a non-negative integer of at most 2^53-1.
     NotAnInteger,
-    /// The reservations add up to more than the context.
-    Negative,
 }
+
+/// What is wrong with a document's `id`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum IdProblem {
+    /// The document has no `id`.
+    Missing,
+    /// The `id` is not a string.
+    NotAString,
+    /// The `id` is the empty string.
+    Empty,
+    /// The `id` contains a control character.
+    ControlCharacter,
+}
+
+/// What is wrong with a document's `url`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UrlProblem {
+    /// The document has no `url`.
+    Missing,
+    /// The `url` is not a string.
+    NotAString,
+    /// The `url` contains a space or other whitespace.
+    Whitespace,
+    /// The `url` contains a control character.
+    ControlCharacter,
+    /// The `url` is not an absolute URL (relative, or not a URL at all).
+    NotAbsolute,
+    /// The scheme is neither `http` nor `https`.
+    Scheme,
+    /// There is no host.
+    NoHost,
+}
+
+/// How a field's value fails its rule, for fields with one rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Shape {
+    /// The field is absent.
+    Missing,
+    /// The value has the wrong JSON type.
+    WrongType,
+    /// The value has the right type but breaks the rule.
+    Invalid,
+}
+
+/// What the JSON reader expected where a fixture stops being JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Syntax {
+    /// The input ends inside a value.
+    UnexpectedEnd,
+    /// A comma directly before `]` or `}`.
+    TrailingComma,
+    /// A `//` or `/*` comment.
+    Comment,
+    /// A string or key in single quotes.
+    SingleQuotes,
+    /// An object key that is not a double-quoted string.
+    KeyNotAString,
+    /// A value was expected (none, or something that is not JSON).
+    ExpectedValue,
+    /// `:` after a key.
+    ExpectedColon,
+    /// `,` or `]` inside an array.
+    ExpectedCommaOrBracket,
+    /// `,` or `}` inside an object.
+    ExpectedCommaOrBrace,
+    /// `true`, `false` or `null` misspelled.
+    ExpectedLiteral,
+    /// A raw control character (newline, tab) inside a string.
+    ControlCharacterInString,
+    /// A backslash escape JSON does not have.
+    InvalidEscape,
+    /// A malformed number.
+    InvalidNumber,
+    /// Text after the one JSON value.
+    TrailingCharacters,
+    /// Anything else.
+    Other,
+}
+
+impl Syntax {
+    fn describe(self) -> &'static str {
+        match self {
+            Syntax::UnexpectedEnd => {
+                "the input ends before the JSON is complete (a missing closing bracket, brace or quote?)"
+            }
+            Syntax::TrailingComma => {
+                "a comma before a closing bracket or brace; JSON allows no trailing comma, remove it"
+            }
+            Syntax::Comment => "JSON has no comments; remove the comment",
+            Syntax::SingleQuotes => "JSON strings and keys need double quotes, not single quotes",
+            Syntax::KeyNotAString => "expected an object key in double quotes",
+            Syntax::ExpectedValue => {
+                "expected a value (a string in double quotes, a number, an object, an array, true, false or null)"
+            }
+            Syntax::ExpectedColon => "expected ':' after an object key",
+            Syntax::ExpectedCommaOrBracket => "expected ',' or ']' in an array (a missing comma?)",
+            Syntax::ExpectedCommaOrBrace => {
+                "expected ',' or '}' after an object member (a missing comma?)"
+            }
+            Syntax::ExpectedLiteral => "expected true, false or null",
+            Syntax::ControlCharacterInString => {
+                "a string contains a raw control character; write a newline as \\n and a tab as \\t"
+            }
+            Syntax::InvalidEscape => {
+                "a string has a backslash escape JSON does not have; write a backslash as \\\\"
+            }
+            Syntax::InvalidNumber => "a number is not written as JSON allows",
+            Syntax::TrailingCharacters => {
+                "there is text after the end of the JSON object (a fixture is one JSON object)"
+            }
+            Syntax::Other => "the JSON reader cannot go on",
+        }
+    }
+}
+
+/// One problem found in a fixture, and where it is as far as known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// What is wrong (never an [`Error::Problems`]).
+    pub error: Error,
+    /// The index of the document it is in, if any.
+    pub document: Option<usize>,
+    /// The schema name of the field (`url`, `budget.contextTokens`), if any.
+    pub field: Option<&'static str>,
+    /// Its line and column in the JSON text, if known.
+    pub at: Option<Position>,
+}
+
+impl Problem {
+    /// The message with its position: `... at line L column C; hint`.
+    pub fn message(&self) -> String {
+        let message = self.error.to_string();
+        let Some(at) = self.at else {
+            return message;
+        };
+        let split = ["; ", ": ", " ("]
+            .iter()
+            .filter_map(|separator| message.find(separator))
+            .min()
+            .unwrap_or(message.len());
+        format!("{} at {at}{}", &message[..split], &message[split..])
+    }
+}
+
+/// The most problems of one fixture listed one by one; the rest are counted.
+pub const MAX_PROBLEMS: usize = 20;
 
 /// Every way packer can fail.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -88,23 +257,44 @@ pub enum Error {
         /// The operating system's kind of failure.
         kind: std::io::ErrorKind,
     },
+    /// The file named on the command line could not be read.
+    #[error("{}", read_failed_message(path, *kind))]
+    ReadFailed {
+        /// The path as the user typed it (terminal-safe).
+        path: String,
+        /// The operating system's kind of failure.
+        kind: std::io::ErrorKind,
+    },
     /// The input is larger than `--max-input-bytes`.
-    #[error("the input is larger than {limit} bytes; raise --max-input-bytes to accept it")]
+    #[error("{}", too_large_message(*limit, *size))]
     InputTooLarge {
         /// The limit in bytes.
         limit: u64,
+        /// The input's size, when known (a file; not a pipe).
+        size: Option<u64>,
     },
     /// The input is not UTF-8.
-    #[error("the input is not valid UTF-8 at byte {offset}")]
+    #[error("the input is not valid UTF-8 at byte {offset}; packer reads UTF-8 only")]
     InvalidUtf8 {
         /// Byte offset of the first invalid sequence.
         offset: usize,
     },
+    /// The input is UTF-16 text.
+    #[error(
+        "the input is UTF-16 ({}) text, not UTF-8; convert it first, e.g. iconv -f UTF-16 -t UTF-8",
+        if *big_endian { "big-endian" } else { "little-endian" }
+    )]
+    Utf16 {
+        /// Big-endian rather than little-endian.
+        big_endian: bool,
+    },
     /// The input is not JSON.
-    #[error("the input is not valid JSON at {at}")]
+    #[error("the input is not valid JSON at {at}: {}", syntax.describe())]
     InvalidJson {
         /// Where parsing stopped.
         at: Position,
+        /// What was expected there.
+        syntax: Syntax,
     },
     /// The input nests arrays and objects deeper than the parser allows.
     #[error("the input nests arrays or objects deeper than 128 levels at {at}")]
@@ -127,7 +317,10 @@ pub enum Error {
         problem: SchemaProblem,
     },
     /// The `encoding` is not one packer knows.
-    #[error("the fixture's encoding is not one of the names `packer encodings` lists")]
+    #[error(
+        "the fixture's encoding is not one packer knows; use one of: {}",
+        crate::tokens::Encoding::ALL.map(crate::tokens::Encoding::name).join(", ")
+    )]
     UnknownEncoding,
     /// `--model` names a model with no known encoding.
     #[error("the model has no known encoding; give --encoding instead (see `packer encodings`)")]
@@ -140,17 +333,34 @@ pub enum Error {
         /// What is wrong with it.
         problem: BudgetProblem,
     },
+    /// The reservations add up to more than the context.
+    #[error(
+        "the reservations add up to {reserved} tokens, more than contextTokens {context} (by {}): no tokens would be available; lower a reservation or raise --context-tokens",
+        reserved - context
+    )]
+    ReservationsExceedContext {
+        /// `contextTokens`.
+        context: u64,
+        /// The sum of the three reservations.
+        reserved: u64,
+    },
     /// More documents than `--max-documents`.
-    #[error("the fixture has more than {limit} documents; raise --max-documents to accept it")]
+    #[error(
+        "the fixture has {count} documents, more than the limit of {limit}; raise --max-documents to accept it"
+    )]
     TooManyDocuments {
         /// The limit.
         limit: usize,
+        /// How many the fixture has.
+        count: usize,
     },
     /// An `id` that is not a non-empty string without control characters.
-    #[error("documents[{index}].id must be a non-empty string without control characters")]
+    #[error("{}", id_message(*index, *problem))]
     InvalidId {
         /// The document's index.
         index: usize,
+        /// What is wrong.
+        problem: IdProblem,
     },
     /// Two documents with the same `id`.
     #[error("documents[{index}] has the same id as documents[{first}]")]
@@ -161,10 +371,12 @@ pub enum Error {
         first: usize,
     },
     /// A `url` that is not an absolute http(s) URL with a host.
-    #[error("documents[{index}].url must be an absolute http or https URL with a host")]
+    #[error("{}", url_message(*index, *problem))]
     InvalidUrl {
         /// The document's index.
         index: usize,
+        /// What is wrong.
+        problem: UrlProblem,
     },
     /// A `url` with a user name or password.
     #[error("documents[{index}].url carries a user name or password; remove the credentials")]
@@ -173,45 +385,62 @@ pub enum Error {
         index: usize,
     },
     /// A `format` other than `markdown` or `text`.
-    #[error("documents[{index}].format must be \"markdown\" or \"text\"")]
+    #[error("{}", field_message(*index, "format", *shape, "must be \"markdown\" or \"text\"", "must be \"markdown\" or \"text\""))]
     UnsupportedFormat {
         /// The document's index.
         index: usize,
+        /// How it fails.
+        shape: Shape,
     },
     /// Empty or whitespace-only `content`.
-    #[error("documents[{index}].content must be a string that is not empty or only whitespace")]
+    #[error("{}", field_message(*index, "content", *shape, "must be a string", "is empty or only whitespace"))]
     BlankContent {
         /// The document's index.
         index: usize,
+        /// How it fails.
+        shape: Shape,
     },
     /// `truncated` absent or not `false`.
-    #[error(
-        "documents[{index}].truncated must be present and false; a truncated capture cannot be packed whole"
-    )]
+    #[error("{}", field_message(*index, "truncated", *shape, "must be the boolean false", "is true: the capture of this document is incomplete and cannot be packed whole"))]
     TruncatedDocument {
         /// The document's index.
         index: usize,
+        /// How it fails.
+        shape: Shape,
+    },
+    /// Several problems of one fixture (at most [`MAX_PROBLEMS`], then a
+    /// count). Its code and status are the first problem's.
+    #[error("{}", problems_message(problems, *more))]
+    Problems {
+        /// The problems, in the order of the fixture.
+        problems: Vec<Problem>,
+        /// How many more were found but not listed.
+        more: usize,
     },
     /// Even the envelope with no documents exceeds the budget.
-    #[error(
-        "the empty envelope needs {needed} tokens but only {available} are available; raise the budget"
-    )]
+    #[error("{}", empty_envelope_message(*needed, *available, *without_notes))]
     EmptyEnvelopeDoesNotFit {
-        /// Tokens of the empty envelope.
+        /// Tokens of the empty envelope (with its omission notes, if any).
         needed: usize,
         /// `availableTokens`.
         available: u64,
+        /// With omission notes: the tokens of the bare empty envelope.
+        without_notes: Option<usize>,
+        /// A decision per document (every one `not-tried`).
+        decisions: Vec<Decision>,
     },
     /// Some required documents do not fit.
-    #[error(
-        "required documents do not fit in {available} tokens: documents[{}]; raise the budget or drop `required`",
-        join_indices(indices)
-    )]
+    #[error("{}", required_message(indices, *needed, *available))]
     RequiredDoesNotFit {
         /// Indices of the required documents that did not fit.
         indices: Vec<usize>,
+        /// Tokens of the envelope holding every required document.
+        needed: usize,
         /// `availableTokens`.
         available: u64,
+        /// A decision per document: the required ones with their numbers,
+        /// the others `not-tried`.
+        decisions: Vec<Decision>,
     },
     /// `--base-url` is not an absolute http(s) URL without credentials.
     #[error("--base-url must be an absolute http or https URL with a host and no credentials")]
@@ -247,9 +476,9 @@ fn schema_subject(place: &SchemaPlace) -> String {
 
 fn budget_message(field: &str, problem: BudgetProblem) -> String {
     match problem {
-        BudgetProblem::Missing => {
-            "the fixture has no budget; add one or give all four budget flags".into()
-        }
+        BudgetProblem::Missing => "the fixture has no budget; add one or give all four budget flags \
+             (--context-tokens, --reserved-other-input-tokens, --reserved-output-tokens, --safety-tokens)"
+            .into(),
         BudgetProblem::NotAnObject => "budget must be an object of four token counts".into(),
         BudgetProblem::MissingValue => {
             format!("budget.{field} is missing; add it or give its flag")
@@ -257,11 +486,110 @@ fn budget_message(field: &str, problem: BudgetProblem) -> String {
         BudgetProblem::NotAnInteger => {
             format!("budget.{field} must be a whole number from 0 to 9007199254740991")
         }
-        BudgetProblem::Negative => {
-            "the reservations add up to more than contextTokens: no tokens would be available"
-                .into()
+    }
+}
+
+fn read_failed_message(path: &str, kind: std::io::ErrorKind) -> String {
+    use std::io::ErrorKind;
+    match kind {
+        ErrorKind::NotFound => format!("no such file: {path}"),
+        ErrorKind::PermissionDenied => format!("permission denied: cannot read {path}"),
+        ErrorKind::IsADirectory => format!("{path} is a directory, not a file"),
+        kind => format!("cannot read {path} ({kind})"),
+    }
+}
+
+fn too_large_message(limit: u64, size: Option<u64>) -> String {
+    match size {
+        Some(size) => format!(
+            "the input is {size} bytes, more than the limit of {limit}; raise --max-input-bytes to accept it"
+        ),
+        None => format!(
+            "the input is larger than the limit of {limit} bytes; raise --max-input-bytes to accept it"
+        ),
+    }
+}
+
+fn id_message(index: usize, problem: IdProblem) -> String {
+    match problem {
+        IdProblem::Missing => format!("documents[{index}] has no field 'id'"),
+        IdProblem::NotAString => format!("documents[{index}].id must be a string"),
+        IdProblem::Empty => format!("documents[{index}].id is empty"),
+        IdProblem::ControlCharacter => {
+            format!("documents[{index}].id contains a control character (ids may not)")
         }
     }
+}
+
+fn url_message(index: usize, problem: UrlProblem) -> String {
+    let rule = "it must be an absolute http or https URL with a host";
+    match problem {
+        UrlProblem::Missing => format!("documents[{index}] has no field 'url'"),
+        UrlProblem::NotAString => format!("documents[{index}].url must be a string; {rule}"),
+        UrlProblem::Whitespace => format!(
+            "documents[{index}].url contains whitespace; write a space as %20 (the url is sent exactly as given)"
+        ),
+        UrlProblem::ControlCharacter => {
+            format!("documents[{index}].url contains a control character")
+        }
+        UrlProblem::NotAbsolute => format!("documents[{index}].url is not absolute; {rule}"),
+        UrlProblem::Scheme => {
+            format!("documents[{index}].url has a scheme other than http or https; {rule}")
+        }
+        UrlProblem::NoHost => format!("documents[{index}].url has no host; {rule}"),
+    }
+}
+
+fn field_message(
+    index: usize,
+    field: &str,
+    shape: Shape,
+    wrong_type: &str,
+    invalid: &str,
+) -> String {
+    match shape {
+        Shape::Missing => format!("documents[{index}] has no field '{field}'"),
+        Shape::WrongType => format!("documents[{index}].{field} {wrong_type}"),
+        Shape::Invalid => format!("documents[{index}].{field} {invalid}"),
+    }
+}
+
+fn problems_message(problems: &[Problem], more: usize) -> String {
+    let mut message = problems.first().map(Problem::message).unwrap_or_default();
+    let rest = problems.len().saturating_sub(1) + more;
+    if rest > 0 {
+        message.push_str(&format!(
+            " (and {rest} more problem{})",
+            if rest == 1 { "" } else { "s" }
+        ));
+    }
+    message
+}
+
+/// The message of `empty-envelope-does-not-fit`, in one place.
+fn empty_envelope_message(needed: usize, available: u64, without_notes: Option<usize>) -> String {
+    let short = needed as u64 - available.min(needed as u64);
+    match without_notes {
+        Some(bare) if bare as u64 <= available => format!(
+            "the omission notes do not fit: the empty envelope listing every document as omitted \
+             needs {needed} tokens but only {available} are available (short by {short}); \
+             without --note-omissions it needs {bare}"
+        ),
+        _ => format!(
+            "the empty envelope needs {needed} tokens but only {available} are available \
+             (short by {short}); raise the budget"
+        ),
+    }
+}
+
+fn required_message(indices: &[usize], needed: usize, available: u64) -> String {
+    let short = needed as u64 - available.min(needed as u64);
+    format!(
+        "required documents do not fit: documents[{}]; with every required document the payload \
+         needs {needed} tokens but only {available} are available (short by {short}); raise the \
+         budget or drop `required`",
+        join_indices(indices)
+    )
 }
 
 fn join_indices(indices: &[usize]) -> String {
@@ -287,15 +615,17 @@ impl Error {
     /// The stable machine code printed as `error[CODE]`.
     pub fn code(&self) -> &'static str {
         match self {
-            Error::UnreadableInput { .. } => "unreadable-input",
+            Error::UnreadableInput { .. } | Error::ReadFailed { .. } => "unreadable-input",
             Error::InputTooLarge { .. } => "input-too-large",
-            Error::InvalidUtf8 { .. } => "invalid-utf8",
+            Error::InvalidUtf8 { .. } | Error::Utf16 { .. } => "invalid-utf8",
             Error::InvalidJson { .. } | Error::TooDeep { .. } => "invalid-json",
             Error::UnpairedSurrogate { .. } => "unpaired-surrogate",
             Error::InvalidSchema { .. } => "invalid-schema",
             Error::UnknownEncoding => "unknown-encoding",
             Error::UnknownModel => "unknown-model",
-            Error::InvalidBudget { .. } => "invalid-budget",
+            Error::InvalidBudget { .. } | Error::ReservationsExceedContext { .. } => {
+                "invalid-budget"
+            }
             Error::TooManyDocuments { .. } => "too-many-documents",
             Error::InvalidId { .. } => "invalid-id",
             Error::DuplicateId { .. } => "duplicate-id",
@@ -304,6 +634,9 @@ impl Error {
             Error::UnsupportedFormat { .. } => "unsupported-format",
             Error::BlankContent { .. } => "blank-content",
             Error::TruncatedDocument { .. } => "truncated-document",
+            Error::Problems { problems, .. } => problems
+                .first()
+                .map_or("invalid-schema", |p| p.error.code()),
             Error::EmptyEnvelopeDoesNotFit { .. } => "empty-envelope-does-not-fit",
             Error::RequiredDoesNotFit { .. } => "required-does-not-fit",
             Error::PayloadOutIsInput => "payload-out-is-input",
@@ -322,14 +655,17 @@ impl Error {
             | Error::InvalidBaseUrl
             | Error::InvalidGlob => EXIT_USAGE,
             Error::UnreadableInput { .. }
+            | Error::ReadFailed { .. }
             | Error::InputTooLarge { .. }
             | Error::InvalidUtf8 { .. }
+            | Error::Utf16 { .. }
             | Error::InvalidJson { .. }
             | Error::TooDeep { .. }
             | Error::UnpairedSurrogate { .. }
             | Error::InvalidSchema { .. }
             | Error::UnknownEncoding
             | Error::InvalidBudget { .. }
+            | Error::ReservationsExceedContext { .. }
             | Error::TooManyDocuments { .. }
             | Error::InvalidId { .. }
             | Error::DuplicateId { .. }
@@ -337,11 +673,65 @@ impl Error {
             | Error::UrlCredentials { .. }
             | Error::UnsupportedFormat { .. }
             | Error::BlankContent { .. }
-            | Error::TruncatedDocument { .. } => EXIT_INVALID_INPUT,
+            | Error::TruncatedDocument { .. }
+            | Error::Problems { .. } => EXIT_INVALID_INPUT,
             Error::EmptyEnvelopeDoesNotFit { .. } | Error::RequiredDoesNotFit { .. } => {
                 EXIT_DOES_NOT_FIT
             }
             Error::Output { .. } | Error::PayloadOut { .. } => EXIT_FAILURE,
+        }
+    }
+
+    /// Every problem this error stands for, each with what is known of its
+    /// place, and how many more were found but not listed. A single error
+    /// is one problem (its position, if any, is in [`Error::position`]).
+    pub fn problems(&self) -> (Vec<Problem>, usize) {
+        if let Error::Problems { problems, more } = self {
+            return (problems.clone(), *more);
+        }
+        let problem = Problem {
+            error: self.clone(),
+            document: None,
+            field: None,
+            at: None,
+        };
+        (vec![problem], 0)
+    }
+
+    /// The line and column a JSON-level error names in its own message.
+    pub fn position(&self) -> Option<Position> {
+        match self {
+            Error::InvalidJson { at, .. }
+            | Error::TooDeep { at }
+            | Error::UnpairedSurrogate { at }
+            | Error::InvalidSchema {
+                place: SchemaPlace::At(at),
+                ..
+            } => Some(*at),
+            _ => None,
+        }
+    }
+
+    /// For `empty-envelope-does-not-fit` and `required-does-not-fit`: how
+    /// many tokens are missing, and a decision for every document.
+    pub fn shortfall(&self) -> Option<(u64, &[Decision])> {
+        match self {
+            Error::EmptyEnvelopeDoesNotFit {
+                needed,
+                available,
+                decisions,
+                ..
+            }
+            | Error::RequiredDoesNotFit {
+                needed,
+                available,
+                decisions,
+                ..
+            } => Some((
+                (*needed as u64).saturating_sub(*available),
+                decisions.as_slice(),
+            )),
+            _ => None,
         }
     }
 }
@@ -351,25 +741,60 @@ mod tests {
     use super::*;
 
     #[test]
-    fn required_does_not_fit_names_every_index() {
+    fn required_does_not_fit_names_every_index_and_the_shortfall() {
         let error = Error::RequiredDoesNotFit {
             indices: vec![1, 4],
+            needed: 25,
             available: 10,
+            decisions: Vec::new(),
         };
         assert_eq!(
             error.to_string(),
-            "required documents do not fit in 10 tokens: documents[1], documents[4]; raise the budget or drop `required`"
+            "required documents do not fit: documents[1], documents[4]; with every required \
+             document the payload needs 25 tokens but only 10 are available (short by 15); \
+             raise the budget or drop `required`"
         );
         assert_eq!(error.exit_status(), EXIT_DOES_NOT_FIT);
+        assert_eq!(error.shortfall().map(|(short, _)| short), Some(15));
     }
 
     #[test]
-    fn schema_errors_name_the_place_and_the_problem() {
+    fn the_empty_envelope_message_says_when_the_notes_are_what_does_not_fit() {
+        let error = |without_notes| Error::EmptyEnvelopeDoesNotFit {
+            needed: 40,
+            available: 30,
+            without_notes,
+            decisions: Vec::new(),
+        };
+        assert_eq!(
+            error(None).to_string(),
+            "the empty envelope needs 40 tokens but only 30 are available (short by 10); raise the budget"
+        );
+        assert!(
+            error(Some(4))
+                .to_string()
+                .starts_with("the omission notes do not fit:")
+        );
+        assert!(
+            error(Some(4))
+                .to_string()
+                .ends_with("without --note-omissions it needs 4")
+        );
+    }
+
+    #[test]
+    fn schema_errors_name_the_place_the_problem_and_the_rule() {
         let error = Error::InvalidSchema {
             place: SchemaPlace::Path("documents[2].priority".into()),
-            problem: SchemaProblem::OutOfRange,
+            problem: SchemaProblem::NotInRange {
+                min: -1000,
+                max: 1000,
+            },
         };
-        assert_eq!(error.to_string(), "documents[2].priority is out of range");
+        assert_eq!(
+            error.to_string(),
+            "documents[2].priority must be a whole number from -1000 to 1000"
+        );
         let error = Error::InvalidSchema {
             place: SchemaPlace::At(Position { line: 3, column: 9 }),
             problem: SchemaProblem::DuplicateKey,
@@ -377,6 +802,28 @@ mod tests {
         assert_eq!(
             error.to_string(),
             "the fixture at line 3 column 9 has the same key twice"
+        );
+    }
+
+    #[test]
+    fn a_problem_puts_its_position_before_the_hint() {
+        let problem = Problem {
+            error: Error::InvalidSchema {
+                place: SchemaPlace::Path("documents[27]".into()),
+                problem: SchemaProblem::UnknownField {
+                    allowed: &["id", "url"],
+                },
+            },
+            document: Some(27),
+            field: None,
+            at: Some(Position {
+                line: 912,
+                column: 7,
+            }),
+        };
+        assert_eq!(
+            problem.message(),
+            "documents[27] has a field the schema does not allow at line 912 column 7; allowed: id, url"
         );
     }
 }

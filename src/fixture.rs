@@ -5,8 +5,11 @@ use std::collections::HashMap;
 use std::io::Read;
 
 use crate::budget::{FIELDS as BUDGET_FIELDS, MAX_BUDGET_VALUE, PartialBudget};
-use crate::error::{BudgetProblem, Error, SchemaPlace, SchemaProblem};
-use crate::json::{self, Json};
+use crate::error::{
+    BudgetProblem, Error, IdProblem, MAX_PROBLEMS, Problem, SchemaPlace, SchemaProblem, Shape,
+    UrlProblem,
+};
+use crate::json::{self, Json, Span};
 use crate::tokens::Encoding;
 
 /// The default `--max-input-bytes`: 1 MiB.
@@ -92,85 +95,489 @@ pub fn read_bounded(reader: impl Read, limit: u64) -> Result<Vec<u8>, Error> {
         .read_to_end(&mut bytes)
         .map_err(|error| Error::UnreadableInput { kind: error.kind() })?;
     if bytes.len() as u64 > limit {
-        return Err(Error::InputTooLarge { limit });
+        return Err(Error::InputTooLarge { limit, size: None });
     }
     Ok(bytes)
 }
 
 /// Decodes raw input as UTF-8, dropping one leading byte-order mark.
+/// UTF-16 text (which can look like valid UTF-8 when it is ASCII with NUL
+/// bytes between) is named as such.
 pub fn decode_utf8(bytes: &[u8]) -> Result<&str, Error> {
+    if let Some(big_endian) = utf16(bytes) {
+        return Err(Error::Utf16 { big_endian });
+    }
     utf8(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes))
 }
 
 /// Decodes raw input as UTF-8 exactly as given, or `invalid-utf8` with the
 /// offset of the first bad byte.
 pub fn utf8(bytes: &[u8]) -> Result<&str, Error> {
-    std::str::from_utf8(bytes).map_err(|error| Error::InvalidUtf8 {
-        offset: error.valid_up_to(),
+    std::str::from_utf8(bytes).map_err(|error| match utf16(bytes) {
+        Some(big_endian) => Error::Utf16 { big_endian },
+        None => Error::InvalidUtf8 {
+            offset: error.valid_up_to(),
+        },
     })
+}
+
+/// Whether `bytes` look like UTF-16 text: a UTF-16 byte-order mark, or
+/// ASCII text with a NUL byte beside every character (as `{` and `"` are
+/// at the start of a JSON object). `Some(true)` for big-endian.
+fn utf16(bytes: &[u8]) -> Option<bool> {
+    match bytes {
+        [0xFF, 0xFE, ..] => return Some(false),
+        [0xFE, 0xFF, ..] => return Some(true),
+        _ => {}
+    }
+    let head = &bytes[..bytes.len().min(64) & !1];
+    if head.len() < 4 {
+        return None;
+    }
+    let pairs = head.chunks_exact(2);
+    if pairs.clone().all(|pair| pair[1] == 0 && pair[0] != 0) {
+        Some(false)
+    } else if pairs.clone().all(|pair| pair[0] == 0 && pair[1] != 0) {
+        Some(true)
+    } else {
+        None
+    }
 }
 
 impl Fixture {
     /// Parses and validates a fixture from its raw bytes (already bounded by
-    /// [`read_bounded`]).
+    /// [`read_bounded`]). Every independent problem is reported (up to
+    /// [`MAX_PROBLEMS`], then a count) as one [`Error::Problems`], each with
+    /// its document index, schema field, line and column.
     pub fn from_bytes(bytes: &[u8], limits: &Limits) -> Result<Fixture, Error> {
         if bytes.len() as u64 > limits.max_input_bytes {
             return Err(Error::InputTooLarge {
                 limit: limits.max_input_bytes,
+                size: Some(bytes.len() as u64),
             });
         }
         let text = decode_utf8(bytes)?;
-        Fixture::from_json(json::parse(text)?, limits)
+        let mut check = Check::default();
+        let fixture = check.fixture(json::parse(text)?, limits);
+        check.finish(text)?;
+        Ok(fixture)
+    }
+}
+
+/// A problem found, and the way to it in the JSON tree: member and element
+/// indices from the root, then whether the problem is the key (an unknown
+/// field) or the value.
+struct Found {
+    error: Error,
+    document: Option<usize>,
+    field: Option<&'static str>,
+    path: Vec<usize>,
+    key: bool,
+}
+
+/// The problems of one fixture, gathered while it is read.
+#[derive(Default)]
+struct Check {
+    found: Vec<Found>,
+    more: usize,
+}
+
+impl Check {
+    fn add(&mut self, found: Found) {
+        if self.found.len() < MAX_PROBLEMS {
+            self.found.push(found);
+        } else {
+            self.more += 1;
+        }
     }
 
-    fn from_json(root: Json, limits: &Limits) -> Result<Fixture, Error> {
-        let Json::Object(fields) = root else {
-            return Err(schema("the fixture", SchemaProblem::NotAnObject));
-        };
-        let mut encoding = None;
-        let mut budget = None;
-        let mut documents = None;
-        for (key, value) in fields {
-            match key.as_str() {
-                "encoding" => encoding = Some(value),
-                "budget" => budget = Some(value),
-                "documents" => documents = Some(value),
-                _ => return Err(schema("the fixture", SchemaProblem::UnknownField)),
-            }
+    fn at(
+        &mut self,
+        error: Error,
+        document: Option<usize>,
+        field: Option<&'static str>,
+        path: &[usize],
+    ) {
+        self.add(Found {
+            error,
+            document,
+            field,
+            path: path.to_vec(),
+            key: false,
+        });
+    }
+
+    /// Every problem, with positions resolved in `text`, or nothing.
+    fn finish(self, text: &str) -> Result<(), Error> {
+        if self.found.is_empty() {
+            return Ok(());
         }
-        let documents = match documents {
-            None => return Err(schema("documents", SchemaProblem::MissingField)),
-            Some(Json::Array(items)) => items,
-            Some(_) => return Err(schema("documents", SchemaProblem::WrongType)),
-        };
-        if documents.len() > limits.max_documents {
-            return Err(Error::TooManyDocuments {
-                limit: limits.max_documents,
-            });
-        }
-        let encoding = match encoding {
-            None => None,
-            Some(Json::String(name)) => Some(name.parse().map_err(|_| Error::UnknownEncoding)?),
-            Some(_) => return Err(Error::UnknownEncoding),
-        };
-        let has_budget = budget.is_some();
-        let budget = match budget {
-            None => PartialBudget::default(),
-            Some(value) => parse_budget(value)?,
-        };
-        let mut first_with_id: HashMap<String, usize> = HashMap::new();
-        let documents = documents
+        let root = Span::of(text);
+        let problems = self
+            .found
             .into_iter()
-            .enumerate()
-            .map(|(index, value)| parse_document(index, value, &mut first_with_id))
-            .collect::<Result<_, _>>()?;
-        Ok(Fixture {
-            encoding,
-            has_budget,
-            budget,
-            documents,
+            .map(|found| {
+                let offset = locate(&root, &found.path, found.key);
+                Problem {
+                    error: found.error,
+                    document: found.document,
+                    field: found.field,
+                    at: offset.map(|offset| json::position_of(text, offset)),
+                }
+            })
+            .collect();
+        Err(Error::Problems {
+            problems,
+            more: self.more,
         })
     }
+
+    /// Reads the fixture, recording every problem; what it returns is only
+    /// meaningful when none was found.
+    fn fixture(&mut self, root: Json, limits: &Limits) -> Fixture {
+        let mut fixture = Fixture {
+            encoding: None,
+            has_budget: false,
+            budget: PartialBudget::default(),
+            documents: Vec::new(),
+        };
+        let Json::Object(fields) = root else {
+            self.at(
+                schema("the fixture", SchemaProblem::NotAnObject),
+                None,
+                None,
+                &[],
+            );
+            return fixture;
+        };
+        let mut documents = None;
+        for (member, (key, value)) in fields.into_iter().enumerate() {
+            match key.as_str() {
+                "encoding" => match value {
+                    Json::String(name) => match name.parse() {
+                        Ok(encoding) => fixture.encoding = Some(encoding),
+                        Err(_) => {
+                            self.at(Error::UnknownEncoding, None, Some("encoding"), &[member])
+                        }
+                    },
+                    _ => self.at(Error::UnknownEncoding, None, Some("encoding"), &[member]),
+                },
+                "budget" => {
+                    fixture.has_budget = true;
+                    fixture.budget = self.budget(value, member);
+                }
+                "documents" => documents = Some((member, value)),
+                _ => self.add(Found {
+                    error: schema(
+                        "the fixture",
+                        SchemaProblem::UnknownField {
+                            allowed: &FIXTURE_FIELDS,
+                        },
+                    ),
+                    document: None,
+                    field: None,
+                    path: vec![member],
+                    key: true,
+                }),
+            }
+        }
+        let (member, items) = match documents {
+            None => {
+                let problem = SchemaProblem::MissingField { field: "documents" };
+                self.at(schema("the fixture", problem), None, Some("documents"), &[]);
+                return fixture;
+            }
+            Some((member, Json::Array(items))) => (member, items),
+            Some((member, _)) => {
+                let problem = SchemaProblem::WrongType {
+                    expected: "an array of document objects",
+                };
+                self.at(
+                    schema("documents", problem),
+                    None,
+                    Some("documents"),
+                    &[member],
+                );
+                return fixture;
+            }
+        };
+        if items.len() > limits.max_documents {
+            let error = Error::TooManyDocuments {
+                limit: limits.max_documents,
+                count: items.len(),
+            };
+            self.at(error, None, Some("documents"), &[member]);
+        }
+        let mut first_with_id: HashMap<String, usize> = HashMap::new();
+        fixture.documents = items
+            .into_iter()
+            .enumerate()
+            .filter_map(|(index, value)| {
+                self.document(index, value, &[member, index], &mut first_with_id)
+            })
+            .collect();
+        fixture
+    }
+
+    fn budget(&mut self, value: Json, member: usize) -> PartialBudget {
+        let mut budget = PartialBudget::default();
+        let Json::Object(fields) = value else {
+            let error = Error::InvalidBudget {
+                field: "budget",
+                problem: BudgetProblem::NotAnObject,
+            };
+            self.at(error, None, Some("budget"), &[member]);
+            return budget;
+        };
+        for (inner, (key, value)) in fields.into_iter().enumerate() {
+            let Some(field) = BUDGET_FIELDS.iter().position(|name| *name == key) else {
+                self.add(Found {
+                    error: schema(
+                        "budget",
+                        SchemaProblem::UnknownField {
+                            allowed: &BUDGET_FIELDS,
+                        },
+                    ),
+                    document: None,
+                    field: Some("budget"),
+                    path: vec![member, inner],
+                    key: true,
+                });
+                continue;
+            };
+            match value.as_integer() {
+                Some(n) if (0..=i128::from(MAX_BUDGET_VALUE)).contains(&n) => {
+                    budget.set(field, n as u64);
+                }
+                _ => {
+                    let error = Error::InvalidBudget {
+                        field: BUDGET_FIELDS[field],
+                        problem: BudgetProblem::NotAnInteger,
+                    };
+                    self.at(error, None, Some(BUDGET_PATHS[field]), &[member, inner]);
+                }
+            }
+        }
+        budget
+    }
+
+    fn document(
+        &mut self,
+        index: usize,
+        value: Json,
+        path: &[usize],
+        first_with_id: &mut HashMap<String, usize>,
+    ) -> Option<Document> {
+        let Json::Object(entries) = value else {
+            let error = schema(&format!("documents[{index}]"), SchemaProblem::NotAnObject);
+            self.at(error, Some(index), None, path);
+            return None;
+        };
+        let before = self.found.len() + self.more;
+        let mut fields: [Option<(usize, Json)>; 7] = Default::default();
+        for (member, (key, value)) in entries.into_iter().enumerate() {
+            match DOCUMENT_FIELDS.iter().position(|name| *name == key) {
+                Some(slot) => fields[slot] = Some((member, value)),
+                None => self.add(Found {
+                    error: schema(
+                        &format!("documents[{index}]"),
+                        SchemaProblem::UnknownField {
+                            allowed: &DOCUMENT_FIELDS,
+                        },
+                    ),
+                    document: Some(index),
+                    field: None,
+                    path: [path, &[member]].concat(),
+                    key: true,
+                }),
+            }
+        }
+        let [id, url, format, content, truncated, priority, required] = fields;
+        let here = |member: Option<usize>| -> Vec<usize> {
+            match member {
+                Some(member) => [path, &[member]].concat(),
+                None => path.to_vec(),
+            }
+        };
+        let problem = |check: &mut Check, error: Error, field: &'static str, member| {
+            check.at(error, Some(index), Some(field), &here(member));
+        };
+
+        let id = match id {
+            Some((m, Json::String(id))) => {
+                let bad = if id.is_empty() {
+                    Some(IdProblem::Empty)
+                } else if id.chars().any(char::is_control) {
+                    Some(IdProblem::ControlCharacter)
+                } else {
+                    None
+                };
+                if let Some(bad) = bad {
+                    problem(
+                        self,
+                        Error::InvalidId {
+                            index,
+                            problem: bad,
+                        },
+                        "id",
+                        Some(m),
+                    );
+                    None
+                } else if let Some(&first) = first_with_id.get(&id) {
+                    problem(self, Error::DuplicateId { index, first }, "id", Some(m));
+                    None
+                } else {
+                    first_with_id.insert(id.clone(), index);
+                    Some(id)
+                }
+            }
+            Some((m, _)) => {
+                let error = Error::InvalidId {
+                    index,
+                    problem: IdProblem::NotAString,
+                };
+                problem(self, error, "id", Some(m));
+                None
+            }
+            None => {
+                let error = Error::InvalidId {
+                    index,
+                    problem: IdProblem::Missing,
+                };
+                problem(self, error, "id", None);
+                None
+            }
+        };
+        let url = match url {
+            Some((m, Json::String(url))) => match check_url(index, url) {
+                Ok(url) => Some(url),
+                Err(error) => {
+                    problem(self, error, "url", Some(m));
+                    None
+                }
+            },
+            Some((m, _)) => {
+                let error = Error::InvalidUrl {
+                    index,
+                    problem: UrlProblem::NotAString,
+                };
+                problem(self, error, "url", Some(m));
+                None
+            }
+            None => {
+                let error = Error::InvalidUrl {
+                    index,
+                    problem: UrlProblem::Missing,
+                };
+                problem(self, error, "url", None);
+                None
+            }
+        };
+        let format = match format {
+            Some((_, Json::String(name))) if name == "markdown" => Some(Format::Markdown),
+            Some((_, Json::String(name))) if name == "text" => Some(Format::Text),
+            other => {
+                let (shape, member) = match other {
+                    None => (Shape::Missing, None),
+                    Some((m, Json::String(_))) => (Shape::Invalid, Some(m)),
+                    Some((m, _)) => (Shape::WrongType, Some(m)),
+                };
+                let error = Error::UnsupportedFormat { index, shape };
+                problem(self, error, "format", member);
+                None
+            }
+        };
+        let content = match content {
+            Some((_, Json::String(content))) if !content.chars().all(char::is_whitespace) => {
+                Some(content)
+            }
+            other => {
+                let (shape, member) = match other {
+                    None => (Shape::Missing, None),
+                    Some((m, Json::String(_))) => (Shape::Invalid, Some(m)),
+                    Some((m, _)) => (Shape::WrongType, Some(m)),
+                };
+                problem(
+                    self,
+                    Error::BlankContent { index, shape },
+                    "content",
+                    member,
+                );
+                None
+            }
+        };
+        match truncated {
+            Some((_, Json::Bool(false))) => {}
+            other => {
+                let (shape, member) = match other {
+                    None => (Shape::Missing, None),
+                    Some((m, Json::Bool(true))) => (Shape::Invalid, Some(m)),
+                    Some((m, _)) => (Shape::WrongType, Some(m)),
+                };
+                let error = Error::TruncatedDocument { index, shape };
+                problem(self, error, "truncated", member);
+            }
+        }
+        let priority = match priority {
+            None => 0,
+            Some((m, value)) => match value.as_integer() {
+                Some(n) if (-1000..=1000).contains(&n) => n as i32,
+                _ => {
+                    let error = schema(
+                        &format!("documents[{index}].priority"),
+                        SchemaProblem::NotInRange {
+                            min: -1000,
+                            max: 1000,
+                        },
+                    );
+                    problem(self, error, "priority", Some(m));
+                    0
+                }
+            },
+        };
+        let required = match required {
+            None => false,
+            Some((_, Json::Bool(required))) => required,
+            Some((m, _)) => {
+                let error = schema(
+                    &format!("documents[{index}].required"),
+                    SchemaProblem::WrongType {
+                        expected: "true or false",
+                    },
+                );
+                problem(self, error, "required", Some(m));
+                false
+            }
+        };
+        if self.found.len() + self.more > before {
+            return None;
+        }
+        Some(Document {
+            index,
+            id: id?,
+            url: url?,
+            format: format?,
+            content: content?,
+            priority,
+            required,
+        })
+    }
+}
+
+/// The offset of the key or value at `path` (member and element indices
+/// from the root), or of the deepest value that exists on the way.
+fn locate(root: &Span, path: &[usize], key: bool) -> Option<usize> {
+    let mut span = root;
+    for (depth, &index) in path.iter().enumerate() {
+        let Some((key_at, value)) = span.members.get(index) else {
+            return Some(span.start);
+        };
+        if key && depth + 1 == path.len() {
+            return Some(*key_at);
+        }
+        span = value;
+    }
+    Some(span.start)
 }
 
 fn schema(path: &str, problem: SchemaProblem) -> Error {
@@ -180,32 +587,14 @@ fn schema(path: &str, problem: SchemaProblem) -> Error {
     }
 }
 
-fn parse_budget(value: Json) -> Result<PartialBudget, Error> {
-    let Json::Object(fields) = value else {
-        return Err(Error::InvalidBudget {
-            field: "budget",
-            problem: BudgetProblem::NotAnObject,
-        });
-    };
-    let mut budget = PartialBudget::default();
-    for (key, value) in fields {
-        let Some(field) = BUDGET_FIELDS.iter().position(|name| *name == key) else {
-            return Err(schema("budget", SchemaProblem::UnknownField));
-        };
-        match value.as_integer() {
-            Some(n) if (0..=i128::from(MAX_BUDGET_VALUE)).contains(&n) => {
-                budget.set(field, n as u64);
-            }
-            _ => {
-                return Err(Error::InvalidBudget {
-                    field: BUDGET_FIELDS[field],
-                    problem: BudgetProblem::NotAnInteger,
-                });
-            }
-        }
-    }
-    Ok(budget)
-}
+const FIXTURE_FIELDS: [&str; 3] = ["encoding", "budget", "documents"];
+
+const BUDGET_PATHS: [&str; 4] = [
+    "budget.contextTokens",
+    "budget.reservedOtherInputTokens",
+    "budget.reservedOutputTokens",
+    "budget.safetyTokens",
+];
 
 const DOCUMENT_FIELDS: [&str; 7] = [
     "id",
@@ -217,102 +606,28 @@ const DOCUMENT_FIELDS: [&str; 7] = [
     "required",
 ];
 
-fn parse_document(
-    index: usize,
-    value: Json,
-    first_with_id: &mut HashMap<String, usize>,
-) -> Result<Document, Error> {
-    let Json::Object(entries) = value else {
-        return Err(schema(
-            &format!("documents[{index}]"),
-            SchemaProblem::NotAnObject,
-        ));
-    };
-    let mut fields: [Option<Json>; 7] = Default::default();
-    for (key, value) in entries {
-        let Some(slot) = DOCUMENT_FIELDS.iter().position(|name| *name == key) else {
-            return Err(schema(
-                &format!("documents[{index}]"),
-                SchemaProblem::UnknownField,
-            ));
-        };
-        fields[slot] = Some(value);
-    }
-    let [id, url, format, content, truncated, priority, required] = fields;
-
-    let id = match id {
-        Some(Json::String(id)) if !id.is_empty() && !id.chars().any(char::is_control) => id,
-        _ => return Err(Error::InvalidId { index }),
-    };
-    if let Some(&first) = first_with_id.get(&id) {
-        return Err(Error::DuplicateId { index, first });
-    }
-    first_with_id.insert(id.clone(), index);
-
-    let url = match url {
-        Some(Json::String(url)) => check_url(index, url)?,
-        _ => return Err(Error::InvalidUrl { index }),
-    };
-    let format = match format {
-        Some(Json::String(name)) if name == "markdown" => Format::Markdown,
-        Some(Json::String(name)) if name == "text" => Format::Text,
-        _ => return Err(Error::UnsupportedFormat { index }),
-    };
-    let content = match content {
-        Some(Json::String(content)) if !content.chars().all(char::is_whitespace) => content,
-        _ => return Err(Error::BlankContent { index }),
-    };
-    if truncated != Some(Json::Bool(false)) {
-        return Err(Error::TruncatedDocument { index });
-    }
-    let priority = match priority.map(|p| p.as_integer()) {
-        None => 0,
-        Some(Some(n)) if (-1000..=1000).contains(&n) => n as i32,
-        Some(Some(_)) => {
-            return Err(schema(
-                &format!("documents[{index}].priority"),
-                SchemaProblem::OutOfRange,
-            ));
-        }
-        Some(None) => {
-            return Err(schema(
-                &format!("documents[{index}].priority"),
-                SchemaProblem::WrongType,
-            ));
-        }
-    };
-    let required = match required {
-        None => false,
-        Some(Json::Bool(required)) => required,
-        Some(_) => {
-            return Err(schema(
-                &format!("documents[{index}].required"),
-                SchemaProblem::WrongType,
-            ));
-        }
-    };
-    Ok(Document {
-        index,
-        id,
-        url,
-        format,
-        content,
-        priority,
-        required,
-    })
-}
-
 /// An absolute `http`/`https` URL with a host and no credentials. The
 /// string is kept exactly as given; whitespace and control characters,
 /// which a URL parser would silently strip, are refused.
 fn check_url(index: usize, url: String) -> Result<String, Error> {
-    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(Error::InvalidUrl { index });
+    let invalid = |problem| Error::InvalidUrl { index, problem };
+    if url.chars().any(char::is_whitespace) {
+        return Err(invalid(UrlProblem::Whitespace));
     }
-    let parsed = url::Url::parse(&url).map_err(|_| Error::InvalidUrl { index })?;
-    let has_host = parsed.host_str().is_some_and(|host| !host.is_empty());
-    if !matches!(parsed.scheme(), "http" | "https") || !has_host {
-        return Err(Error::InvalidUrl { index });
+    if url.chars().any(char::is_control) {
+        return Err(invalid(UrlProblem::ControlCharacter));
+    }
+    let parsed = url::Url::parse(&url).map_err(|error| {
+        invalid(match error {
+            url::ParseError::EmptyHost => UrlProblem::NoHost,
+            _ => UrlProblem::NotAbsolute,
+        })
+    })?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(invalid(UrlProblem::Scheme));
+    }
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return Err(invalid(UrlProblem::NoHost));
     }
     if !parsed.username().is_empty() || parsed.password().is_some() {
         return Err(Error::UrlCredentials { index });
@@ -389,7 +704,7 @@ mod tests {
         let mut source = std::io::Cursor::new(vec![b' '; 1000]);
         assert_eq!(
             read_bounded(&mut source, limit),
-            Err(Error::InputTooLarge { limit })
+            Err(Error::InputTooLarge { limit, size: None })
         );
         assert_eq!(source.position(), limit + 1);
         let mut exact = std::io::Cursor::new(vec![b' '; 10]);
@@ -403,9 +718,13 @@ mod tests {
             max_documents: 1,
             ..Limits::default()
         };
-        assert_eq!(
-            Fixture::from_bytes(text.as_bytes(), &limits),
-            Err(Error::TooManyDocuments { limit: 1 })
+        let error = Fixture::from_bytes(text.as_bytes(), &limits).unwrap_err();
+        assert_eq!(error.code(), "too-many-documents");
+        assert!(
+            error.to_string().starts_with(
+                "the fixture has 2 documents, more than the limit of 1 at line 1 column 116;"
+            ),
+            "{error}"
         );
     }
 
@@ -507,7 +826,12 @@ mod tests {
     #[test]
     fn refuses_a_duplicate_id_naming_both_indices() {
         let text = fixture_with(&[GOOD, GOOD].join(","));
-        assert_eq!(load(&text), Err(Error::DuplicateId { index: 1, first: 0 }));
+        let (problems, _) = load(&text).unwrap_err().problems();
+        assert_eq!(problems[0].error, Error::DuplicateId { index: 1, first: 0 });
+        assert_eq!(
+            (problems[0].document, problems[0].field),
+            (Some(1), Some("id"))
+        );
         // Exact comparison: ids differing only in case are distinct.
         let other = GOOD.replace(r#""id":"a""#, r#""id":"A""#);
         assert!(load(&fixture_with(&[GOOD, &other].join(","))).is_ok());

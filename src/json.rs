@@ -11,7 +11,7 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
 
-use crate::error::{Error, Position, SchemaPlace, SchemaProblem};
+use crate::error::{Error, Position, SchemaPlace, SchemaProblem, Syntax};
 
 /// A parsed JSON value.
 #[derive(Debug, Clone, PartialEq)]
@@ -118,10 +118,13 @@ pub(crate) fn parse(text: &str) -> Result<Json, Error> {
         Ok(value)
     });
     parsed.map_err(|error| {
-        let at = Position {
-            line: error.line(),
-            column: error.column(),
-        };
+        let at = one_based(
+            text,
+            Position {
+                line: error.line(),
+                column: error.column(),
+            },
+        );
         if let Some(surrogate) = find_unpaired_surrogate(text)
             && (surrogate.line, surrogate.column) <= (at.line, at.column)
         {
@@ -137,9 +140,187 @@ pub(crate) fn parse(text: &str) -> Result<Json, Error> {
                 place: SchemaPlace::At(at),
                 problem: SchemaProblem::DuplicateKey,
             },
-            _ => Error::InvalidJson { at },
+            _ => Error::InvalidJson {
+                at,
+                syntax: syntax_of(&error, text, at),
+            },
         }
     })
+}
+
+/// serde_json says column 0 when it stopped at the start of a line (after
+/// reading a newline, or on empty input); point at the newline instead.
+fn one_based(text: &str, at: Position) -> Position {
+    if at.column > 0 {
+        return at;
+    }
+    if at.line <= 1 {
+        return Position { line: 1, column: 1 };
+    }
+    let previous = text.split('\n').nth(at.line - 2).unwrap_or("");
+    Position {
+        line: at.line - 1,
+        column: previous.len() + 1,
+    }
+}
+
+/// What serde_json expected, in packer's words, with a hint taken from the
+/// character where it stopped (only to tell a comment or a single quote;
+/// nothing of the input is repeated).
+fn syntax_of(error: &serde_json::Error, text: &str, at: Position) -> Syntax {
+    // serde_json's messages are fixed text plus the position.
+    let message = error.to_string();
+    let here = offset_of(text, at).and_then(|offset| text.as_bytes().get(offset).copied());
+    let by_char = match here {
+        Some(b'/') => Some(Syntax::Comment),
+        Some(b'\'') => Some(Syntax::SingleQuotes),
+        _ => None,
+    };
+    let starts = |prefix: &str| message.starts_with(prefix);
+    if starts("EOF while parsing") {
+        Syntax::UnexpectedEnd
+    } else if starts("trailing comma") {
+        Syntax::TrailingComma
+    } else if starts("trailing characters") {
+        by_char.unwrap_or(Syntax::TrailingCharacters)
+    } else if starts("key must be a string") {
+        by_char.unwrap_or(Syntax::KeyNotAString)
+    } else if starts("expected value") {
+        by_char.unwrap_or(Syntax::ExpectedValue)
+    } else if starts("expected `:`") {
+        Syntax::ExpectedColon
+    } else if starts("expected `,` or `]`") {
+        by_char.unwrap_or(Syntax::ExpectedCommaOrBracket)
+    } else if starts("expected `,` or `}`") {
+        by_char.unwrap_or(Syntax::ExpectedCommaOrBrace)
+    } else if starts("expected ident") {
+        Syntax::ExpectedLiteral
+    } else if starts("control character") {
+        Syntax::ControlCharacterInString
+    } else if starts("invalid escape")
+        || starts("invalid unicode")
+        || starts("unexpected end of hex")
+    {
+        Syntax::InvalidEscape
+    } else if starts("invalid number") || starts("number out of range") {
+        Syntax::InvalidNumber
+    } else {
+        Syntax::Other
+    }
+}
+
+/// The byte offset of the character at a serde_json position (whose column
+/// counts the bytes up to and including that character).
+fn offset_of(text: &str, at: Position) -> Option<usize> {
+    let line_start = if at.line <= 1 {
+        0
+    } else {
+        text.match_indices('\n').nth(at.line - 2)?.0 + 1
+    };
+    (line_start + at.column).checked_sub(1)
+}
+
+/// Where each value and key of a JSON text starts: a tree parallel to
+/// [`Json`], built only when a problem needs a line and column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Span {
+    /// Byte offset where the value starts.
+    pub(crate) start: usize,
+    /// For arrays and objects: each element or member (with its key's
+    /// offset for objects), in order.
+    pub(crate) members: Vec<(usize, Span)>,
+}
+
+impl Span {
+    /// The spans of `text`, which must be JSON that [`parse`] accepted.
+    pub(crate) fn of(text: &str) -> Span {
+        let mut scanner = Scanner {
+            bytes: text.as_bytes(),
+            at: 0,
+        };
+        scanner.value()
+    }
+}
+
+struct Scanner<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Scanner<'_> {
+    fn skip_whitespace(&mut self) {
+        while self
+            .bytes
+            .get(self.at)
+            .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        {
+            self.at += 1;
+        }
+    }
+
+    fn value(&mut self) -> Span {
+        self.skip_whitespace();
+        let start = self.at;
+        let mut members = Vec::new();
+        match self.bytes.get(self.at) {
+            Some(b'{') => {
+                self.at += 1;
+                loop {
+                    self.skip_whitespace();
+                    match self.bytes.get(self.at) {
+                        Some(b'"') => {
+                            let key = self.at;
+                            self.string();
+                            self.skip_whitespace();
+                            self.at += 1; // ':'
+                            members.push((key, self.value()));
+                        }
+                        Some(b',') => self.at += 1,
+                        _ => {
+                            self.at += 1; // '}'
+                            break;
+                        }
+                    }
+                }
+            }
+            Some(b'[') => {
+                self.at += 1;
+                loop {
+                    self.skip_whitespace();
+                    match self.bytes.get(self.at) {
+                        Some(b']') | None => {
+                            self.at += 1;
+                            break;
+                        }
+                        Some(b',') => self.at += 1,
+                        _ => {
+                            let value = self.value();
+                            members.push((value.start, value));
+                        }
+                    }
+                }
+            }
+            Some(b'"') => self.string(),
+            _ => {
+                while self.bytes.get(self.at).is_some_and(|b| {
+                    !matches!(b, b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r')
+                }) {
+                    self.at += 1;
+                }
+            }
+        }
+        Span { start, members }
+    }
+
+    fn string(&mut self) {
+        self.at += 1;
+        while let Some(&b) = self.bytes.get(self.at) {
+            self.at += if b == b'\\' { 2 } else { 1 };
+            if b == b'"' {
+                return;
+            }
+        }
+    }
 }
 
 /// The position of the first `\uXXXX` escape inside a string literal that
@@ -183,7 +364,7 @@ fn find_unpaired_surrogate(text: &str) -> Option<Position> {
 }
 
 /// The 1-based line and column of a byte offset.
-fn position_of(text: &str, offset: usize) -> Position {
+pub(crate) fn position_of(text: &str, offset: usize) -> Position {
     let before = &text.as_bytes()[..offset];
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
     let line_start = before

@@ -52,7 +52,10 @@
 //!   "format":"text","content":"x","truncated":false}]}"#;
 //! let error = Fixture::from_bytes(capture, &Limits::default()).unwrap_err();
 //! assert_eq!(error.code(), "url-credentials");
-//! assert_eq!(error.to_string(), "documents[0].url carries a user name or password; remove the credentials");
+//! assert_eq!(
+//!     error.to_string(),
+//!     "documents[0].url carries a user name or password at line 1 column 31; remove the credentials"
+//! );
 //! ```
 
 #![forbid(unsafe_code)]

@@ -5,16 +5,22 @@ mod cli;
 
 use clap::Parser;
 use packer::error::EXIT_FAILURE;
+use packer::output::ErrorList;
 
 fn main() {
-    let cli = cli::Cli::parse();
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => std::process::exit(cli::usage_error(&error)),
+    };
     // A bug must end in one clear line, not a panic message that could
     // quote what was being processed.
     std::panic::set_hook(Box::new(|_| {}));
     let status = match std::panic::catch_unwind(|| cli::run(cli)) {
         Ok(Ok(status)) => status,
         Ok(Err(error)) => {
-            eprintln!("error[{}]: {error}", error.code());
+            for line in ErrorList::new(&error).lines() {
+                eprintln!("{line}");
+            }
             error.exit_status()
         }
         Err(_) => {

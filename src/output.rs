@@ -9,10 +9,11 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::Outcome;
 use crate::budget::Budget;
+use crate::error::Error;
 use crate::fixture::Fixture;
-use crate::pack::{Policy, Reason};
+use crate::pack::{Decision, Policy, Reason};
+use crate::{Outcome, Settings};
 
 /// The output formats of `packer pack`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -83,10 +84,143 @@ pub struct DecisionRecord<'a> {
     pub reason: &'static str,
     /// Tokens of the raw content alone.
     pub content_tokens: usize,
-    /// How much the candidate envelope grew the count.
-    pub needed_tokens: i64,
-    /// Available tokens minus the count before the decision.
-    pub free_tokens: u64,
+    /// How much the candidate envelope grew the count (absent when the
+    /// document was never tried).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub needed_tokens: Option<i64>,
+    /// Available tokens minus the count before the decision (absent when
+    /// the document was never tried).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub free_tokens: Option<u64>,
+}
+
+impl<'a> DecisionRecord<'a> {
+    fn new(fixture: &'a Fixture, d: &Decision) -> DecisionRecord<'a> {
+        let tried = d.reason != Reason::NotTried;
+        DecisionRecord {
+            index: d.index,
+            id: fixture.documents[d.index].id.as_str(),
+            selected: d.selected,
+            reason: d.reason.name(),
+            content_tokens: d.content_tokens,
+            needed_tokens: tried.then_some(d.needed_tokens),
+            free_tokens: tried.then_some(d.free_tokens),
+        }
+    }
+}
+
+/// The object printed when packing fails because something does not fit
+/// (exit 4): the settings, a decision for every document, and the error.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Refusal<'a> {
+    /// The encoding counted with.
+    pub encoding: &'static str,
+    /// The policy's name.
+    pub policy: &'static str,
+    /// The budget after overrides.
+    pub budget: Budget,
+    /// The budget left for the payload.
+    pub available_tokens: u64,
+    /// Nothing is selected when packing fails.
+    pub selected_ids: Vec<&'a str>,
+    /// Nothing is skipped either: documents not tried say so.
+    pub skipped: Vec<Skipped<'a>>,
+    /// One decision per document, in input order.
+    pub decisions: Vec<DecisionRecord<'a>>,
+    /// What does not fit, and by how much.
+    pub error: RefusalError,
+}
+
+/// The `error` member of a [`Refusal`].
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RefusalError {
+    /// `empty-envelope-does-not-fit` or `required-does-not-fit`.
+    pub code: &'static str,
+    /// The message printed on standard error.
+    pub message: String,
+    /// How many tokens are missing.
+    pub shortfall_tokens: u64,
+}
+
+/// One problem of an invalid input, as output (`{"errors":[...]}`).
+#[derive(Debug, Serialize)]
+pub struct ErrorRecord {
+    /// The stable code.
+    pub code: &'static str,
+    /// The message printed on standard error.
+    pub message: String,
+    /// The document's index, if the problem is in one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document: Option<usize>,
+    /// The schema field, if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<&'static str>,
+    /// 1-based line in the JSON text, if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// 1-based column (in bytes) in the JSON text, if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+}
+
+/// The object printed for invalid input (exit 3).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorList {
+    /// Every problem listed (at most 20).
+    pub errors: Vec<ErrorRecord>,
+    /// How many more were found but not listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_errors: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl ErrorList {
+    /// Every problem `error` stands for.
+    pub fn new(error: &Error) -> ErrorList {
+        let (problems, more) = error.problems();
+        ErrorList {
+            errors: problems
+                .iter()
+                .map(|problem| {
+                    let at = problem.at.or_else(|| problem.error.position());
+                    ErrorRecord {
+                        code: problem.error.code(),
+                        message: problem.message(),
+                        document: problem.document,
+                        field: problem.field,
+                        line: at.map(|at| at.line),
+                        column: at.map(|at| at.column),
+                    }
+                })
+                .collect(),
+            more_errors: more,
+        }
+    }
+
+    /// The lines for standard error: `error[CODE]: MESSAGE` each, then the
+    /// count of problems not listed.
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .errors
+            .iter()
+            .map(|record| format!("error[{}]: {}", record.code, record.message))
+            .collect();
+        if self.more_errors > 0 {
+            let code = self.errors.first().map_or("invalid-schema", |r| r.code);
+            lines.push(format!(
+                "error[{code}]: {} more problems found and not listed (the first {} are above)",
+                self.more_errors,
+                self.errors.len()
+            ));
+        }
+        lines
+    }
 }
 
 impl<'a> Summary<'a> {
@@ -120,15 +254,7 @@ impl<'a> Summary<'a> {
             decisions: plan
                 .decisions
                 .iter()
-                .map(|d| DecisionRecord {
-                    index: d.index,
-                    id: id(d.index),
-                    selected: d.selected,
-                    reason: d.reason.name(),
-                    content_tokens: d.content_tokens,
-                    needed_tokens: d.needed_tokens,
-                    free_tokens: d.free_tokens,
-                })
+                .map(|d| DecisionRecord::new(fixture, d))
                 .collect(),
             payload_text: with_payload.then_some(plan.payload_text.as_str()),
         }
@@ -166,24 +292,6 @@ pub fn write(
 fn report(fixture: &Fixture, outcome: &Outcome) -> String {
     let plan = &outcome.plan;
     let budget = &outcome.budget;
-    let ids: Vec<String> = fixture
-        .documents
-        .iter()
-        .map(|d| terminal_safe(&d.id))
-        .collect();
-    let id_width = ids
-        .iter()
-        .map(|id| id.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(2);
-    let token_width = plan
-        .decisions
-        .iter()
-        .map(|d| d.content_tokens.to_string().len())
-        .max()
-        .unwrap_or(0)
-        .max(6);
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -215,25 +323,7 @@ fn report(fixture: &Fixture, outcome: &Outcome) -> String {
         );
     }
     let _ = writeln!(out);
-    let _ = writeln!(
-        out,
-        "     {:<id_width$}  {:>token_width$}  reason",
-        "id", "tokens"
-    );
-    for decision in &plan.decisions {
-        let mark = if decision.selected { "IN " } else { "out" };
-        let id = &ids[decision.index];
-        let pad = id_width - id.chars().count();
-        let reason = match decision.reason {
-            Reason::ExcerptFits => "excerpt-fits: a focused excerpt, not the whole document",
-            other => other.name(),
-        };
-        let _ = writeln!(
-            out,
-            "{mark}  {id}{:pad$}  {:>token_width$}  {reason} (needed {}, free {})",
-            "", decision.content_tokens, decision.needed_tokens, decision.free_tokens,
-        );
-    }
+    rows(fixture, &plan.decisions, &mut out);
     let selected = plan.order.len();
     let total = plan.decisions.len();
     let _ = writeln!(out);
@@ -245,6 +335,120 @@ fn report(fixture: &Fixture, outcome: &Outcome) -> String {
         plan.available_tokens,
     );
     out
+}
+
+/// The table of decisions: one line per document.
+fn rows(fixture: &Fixture, decisions: &[Decision], out: &mut String) {
+    let ids: Vec<String> = fixture
+        .documents
+        .iter()
+        .map(|d| terminal_safe(&d.id))
+        .collect();
+    let id_width = ids
+        .iter()
+        .map(|id| id.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(2);
+    let token_width = decisions
+        .iter()
+        .map(|d| d.content_tokens.to_string().len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let _ = writeln!(
+        out,
+        "     {:<id_width$}  {:>token_width$}  reason",
+        "id", "tokens"
+    );
+    for decision in decisions {
+        let mark = if decision.selected { "IN " } else { "out" };
+        let id = &ids[decision.index];
+        let pad = id_width - id.chars().count();
+        let reason = match decision.reason {
+            Reason::ExcerptFits => "excerpt-fits: a focused excerpt, not the whole document",
+            other => other.name(),
+        };
+        let numbers = if decision.reason == Reason::NotTried {
+            String::new()
+        } else {
+            format!(
+                " (needed {}, free {})",
+                decision.needed_tokens, decision.free_tokens
+            )
+        };
+        let _ = writeln!(
+            out,
+            "{mark}  {id}{:pad$}  {:>token_width$}  {reason}{numbers}",
+            "", decision.content_tokens,
+        );
+    }
+}
+
+/// Writes what `pack` prints when `error` (exit 4: something does not fit)
+/// stops it: the object with `"error"` and a decision for every document, or
+/// the report; nothing for the payload format. Does nothing for other errors.
+pub fn write_refusal(
+    fixture: &Fixture,
+    settings: &Settings,
+    policy: Policy,
+    error: &Error,
+    format: Format,
+    out: &mut (impl Write + ?Sized),
+) -> io::Result<()> {
+    let Some((shortfall, decisions)) = error.shortfall() else {
+        return Ok(());
+    };
+    match format {
+        Format::Json | Format::Summary => {
+            let refusal = Refusal {
+                encoding: settings.encoding.name(),
+                policy: policy.name(),
+                budget: settings.budget,
+                available_tokens: settings.available_tokens,
+                selected_ids: Vec::new(),
+                skipped: Vec::new(),
+                decisions: decisions
+                    .iter()
+                    .map(|d| DecisionRecord::new(fixture, d))
+                    .collect(),
+                error: RefusalError {
+                    code: error.code(),
+                    message: error.to_string(),
+                    shortfall_tokens: shortfall,
+                },
+            };
+            serde_json::to_writer_pretty(&mut *out, &refusal)?;
+            out.write_all(b"\n")
+        }
+        Format::Payload => Ok(()),
+        Format::Report => {
+            let budget = &settings.budget;
+            let mut text = String::new();
+            let _ = writeln!(
+                text,
+                "policy {}, encoding {}: nothing packed, {} short of {} available",
+                policy.name(),
+                settings.encoding.name(),
+                shortfall,
+                settings.available_tokens,
+            );
+            let _ = writeln!(
+                text,
+                "budget: context {} - other input {} - output {} - safety {} = {} available",
+                budget.context_tokens,
+                budget.reserved_other_input_tokens,
+                budget.reserved_output_tokens,
+                budget.safety_tokens,
+                settings.available_tokens,
+            );
+            let _ = writeln!(text);
+            rows(fixture, decisions, &mut text);
+            let _ = writeln!(text);
+            let _ = writeln!(text, "error[{}]: {error}", error.code());
+            out.write_all(text.as_bytes())
+        }
+    }
 }
 
 /// `text` with every character that could repaint or reorder a terminal

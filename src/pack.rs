@@ -58,6 +58,10 @@ pub enum Reason {
     WholeDocumentDoesNotFit,
     /// Selected as a focused excerpt because the whole document did not fit.
     ExcerptFits,
+    /// Packing failed: this required document does not fit.
+    RequiredDoesNotFit,
+    /// Packing failed before this document was tried.
+    NotTried,
 }
 
 impl Reason {
@@ -68,6 +72,8 @@ impl Reason {
             Reason::Required => "required",
             Reason::WholeDocumentDoesNotFit => "whole-document-does-not-fit",
             Reason::ExcerptFits => "excerpt-fits",
+            Reason::RequiredDoesNotFit => "required-does-not-fit",
+            Reason::NotTried => "not-tried",
         }
     }
 }
@@ -204,6 +210,29 @@ pub fn plan(
     Ok(selector.finish(optimal))
 }
 
+/// The decisions of a failed run: each one made so far, sent nowhere
+/// (nothing is selected when packing fails), and `not-tried` for the rest.
+fn not_tried(content_tokens: &[usize], decided: &[Option<Decision>]) -> Vec<Decision> {
+    decided
+        .iter()
+        .enumerate()
+        .map(|(index, decision)| match decision {
+            Some(decision) => Decision {
+                selected: false,
+                ..*decision
+            },
+            None => Decision {
+                index,
+                selected: false,
+                reason: Reason::NotTried,
+                content_tokens: content_tokens[index],
+                needed_tokens: 0,
+                free_tokens: 0,
+            },
+        })
+        .collect()
+}
+
 /// Focused excerpts: how to make them, and those chosen.
 struct Excerpts<'a> {
     options: &'a ExcerptOptions,
@@ -228,9 +257,15 @@ impl<'a> Selector<'a> {
         let tally = Tally::new(layout);
         let empty = tally.total();
         if empty as u64 > available {
+            let without_notes = layout.notes_omissions().then(|| {
+                let bare = Layout::new(layout.counter(), Vec::new(), None);
+                Tally::new(&bare).total()
+            });
             return Err(Error::EmptyEnvelopeDoesNotFit {
                 needed: empty,
                 available,
+                without_notes,
+                decisions: not_tried(&content_tokens, &vec![None; layout.len()]),
             });
         }
         Ok(Selector {
@@ -254,13 +289,19 @@ impl<'a> Selector<'a> {
             .filter(|&index| !self.try_add_as(index, Reason::Required))
             .collect();
         if missing.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::RequiredDoesNotFit {
-                indices: missing,
-                available: self.available,
-            })
+            return Ok(());
         }
+        // The shortfall: the envelope with every required document in.
+        let mut all = Tally::new(self.layout);
+        for &index in required {
+            all.push(index);
+        }
+        Err(Error::RequiredDoesNotFit {
+            indices: missing,
+            needed: all.total(),
+            available: self.available,
+            decisions: not_tried(&self.content_tokens, &self.decisions),
+        })
     }
 
     /// Adds `index` at the end if the envelope still fits; records the decision.
@@ -280,7 +321,12 @@ impl<'a> Selector<'a> {
             // Decided and added as an excerpt.
         } else {
             self.skipped.push(index);
-            self.decide(index, Reason::WholeDocumentDoesNotFit, before, after);
+            let skip = if reason == Reason::Required {
+                Reason::RequiredDoesNotFit
+            } else {
+                Reason::WholeDocumentDoesNotFit
+            };
+            self.decide(index, skip, before, after);
         }
         fits || self.decisions[index].is_some_and(|d| d.selected)
     }
@@ -289,7 +335,10 @@ impl<'a> Selector<'a> {
     fn decide(&mut self, index: usize, reason: Reason, before: usize, after: usize) {
         self.decisions[index] = Some(Decision {
             index,
-            selected: reason != Reason::WholeDocumentDoesNotFit,
+            selected: matches!(
+                reason,
+                Reason::Fits | Reason::Required | Reason::ExcerptFits
+            ),
             reason,
             content_tokens: self.content_tokens[index],
             needed_tokens: after as i64 - before as i64,
@@ -491,14 +540,30 @@ mod tests {
         documents[1].required = true;
         for policy in Policy::ALL {
             let error = run(&documents, 100, with_policy(policy)).unwrap_err();
-            assert_eq!(
-                error,
-                Error::RequiredDoesNotFit {
-                    indices: vec![1],
-                    available: 100
-                }
-            );
+            let Error::RequiredDoesNotFit {
+                indices,
+                needed,
+                available,
+                decisions,
+            } = error
+            else {
+                panic!("{error:?}");
+            };
+            assert_eq!((indices, available), (vec![1], 100));
+            // The shortfall is measured on the envelope with both in.
+            let both = run(&documents, 1_000_000, with_policy(policy)).unwrap();
+            assert_eq!(needed, both.used_tokens);
+            let reasons: Vec<Reason> = decisions.iter().map(|d| d.reason).collect();
+            assert_eq!(reasons, [Reason::Required, Reason::RequiredDoesNotFit]);
+            assert!(decisions.iter().all(|d| !d.selected));
+            assert!(decisions[1].needed_tokens > decisions[1].free_tokens as i64);
         }
+        // Documents after the required ones are never tried.
+        documents.push(document(2, "c"));
+        let error = run(&documents, 100, Options::default()).unwrap_err();
+        let (short, decisions) = error.shortfall().unwrap();
+        assert!(short > 0);
+        assert_eq!(decisions[2].reason, Reason::NotTried);
     }
 
     #[test]
@@ -509,11 +574,33 @@ mod tests {
             error,
             Error::EmptyEnvelopeDoesNotFit {
                 needed: 4,
-                available: 3
+                available: 3,
+                without_notes: None,
+                decisions: vec![Decision {
+                    index: 0,
+                    selected: false,
+                    reason: Reason::NotTried,
+                    content_tokens: 1,
+                    needed_tokens: 0,
+                    free_tokens: 0,
+                }],
             }
         );
         let plan = run(&documents, 4, Options::default()).unwrap();
         assert_eq!(plan.payload_text, r#"{"documents":[]}"#);
+        // With omission notes, the error says what the bare envelope needs.
+        let notes = Options {
+            note_omissions: true,
+            ..Options::default()
+        };
+        let error = run(&documents, 5, notes).unwrap_err();
+        assert!(matches!(
+            error,
+            Error::EmptyEnvelopeDoesNotFit {
+                without_notes: Some(4),
+                ..
+            }
+        ));
     }
 
     #[test]

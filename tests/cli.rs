@@ -179,7 +179,7 @@ fn counts_raw_text_exactly() {
     assert_eq!(run.status, 3);
     assert_eq!(
         run.stderr,
-        "error[invalid-utf8]: the input is not valid UTF-8 at byte 0\n"
+        "error[invalid-utf8]: the input is not valid UTF-8 at byte 0; packer reads UTF-8 only\n"
     );
 }
 
@@ -341,14 +341,68 @@ fn an_empty_selection_is_success() {
 }
 
 #[test]
-fn what_does_not_fit_exits_4() {
-    let run = exec(&["pack", "fixtures/required-does-not-fit.json"]);
+fn what_does_not_fit_exits_4_and_says_by_how_much() {
+    for (name, fixture) in [
+        (
+            "required_does_not_fit",
+            "fixtures/required-does-not-fit.json",
+        ),
+        (
+            "empty_envelope_does_not_fit",
+            "fixtures/empty-envelope-does-not-fit.json",
+        ),
+    ] {
+        let run = exec(&["pack", fixture]);
+        assert_eq!(run.status, 4);
+        assert_eq!(run.stderr.lines().count(), 1);
+        insta::assert_snapshot!(name, run.stderr);
+        insta::assert_snapshot!(format!("{name}_json"), run.stdout);
+        let summary = exec(&["pack", fixture, "--format", "summary"]);
+        assert_eq!(summary.stdout, run.stdout);
+        let report = exec(&["pack", fixture, "--format", "report"]);
+        assert_eq!(report.status, 4);
+        insta::assert_snapshot!(format!("{name}_report"), report.stdout);
+        let payload = exec(&["pack", fixture, "--format", "payload"]);
+        assert_eq!((payload.status, payload.stdout.as_str()), (4, ""));
+        // validate refuses the same way.
+        let validate = exec(&["validate", fixture]);
+        assert_eq!((validate.status, validate.stdout.as_str()), (4, ""));
+        assert_eq!(validate.stderr, run.stderr);
+    }
+}
+
+#[test]
+fn says_when_the_omission_notes_are_what_does_not_fit() {
+    let args = [
+        "pack",
+        "fixtures/guide.json",
+        "--note-omissions",
+        "--context-tokens",
+        "100",
+        "--reserved-other-input-tokens",
+        "0",
+        "--reserved-output-tokens",
+        "0",
+        "--safety-tokens",
+        "0",
+        "--format",
+        "summary",
+    ];
+    let run = exec(&args);
     assert_eq!(run.status, 4);
-    assert_eq!(run.stdout, "");
-    insta::assert_snapshot!("required_does_not_fit", run.stderr);
-    let run = exec(&["pack", "fixtures/empty-envelope-does-not-fit.json"]);
+    insta::assert_snapshot!(run.stderr);
+}
+
+#[test]
+fn validate_refuses_a_budget_with_nothing_available() {
+    let run = exec(&["validate", "fixtures/guide.json", "--context-tokens", "144"]);
     assert_eq!(run.status, 4);
-    insta::assert_snapshot!("empty_envelope_does_not_fit", run.stderr);
+    assert!(
+        run.stderr
+            .starts_with("error[empty-envelope-does-not-fit]: the empty envelope needs 4 tokens but only 0 are available (short by 4)"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -371,8 +425,29 @@ fn bad_flags_exit_2() {
     );
 }
 
-/// Every invalid fixture: one error line, exit 3, nothing of the capture
-/// echoed, and the file unchanged.
+/// The object printed on standard output for invalid input.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ErrorList {
+    errors: Vec<ErrorRecord>,
+    #[serde(default)]
+    more_errors: usize,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ErrorRecord {
+    code: String,
+    message: String,
+    document: Option<usize>,
+    field: Option<String>,
+    line: Option<usize>,
+    column: Option<usize>,
+}
+
+/// Every invalid fixture: exit 3, one `error[CODE]` line per problem on
+/// standard error and the same problems as `{"errors":[...]}` on standard
+/// output, nothing of the capture echoed, and the file unchanged.
 #[test]
 fn refuses_every_invalid_fixture_cleanly() {
     let mut paths: Vec<PathBuf> = fs::read_dir(root().join("fixtures/invalid"))
@@ -380,31 +455,91 @@ fn refuses_every_invalid_fixture_cleanly() {
         .map(|entry| entry.unwrap().path())
         .collect();
     paths.sort();
-    assert!(paths.len() >= 40);
+    assert!(paths.len() >= 55);
     let mut table = String::new();
     for path in &paths {
         let before = fs::read(path).unwrap();
         let relative = path.strip_prefix(root()).unwrap().to_str().unwrap();
         let run = exec(&["pack", relative]);
         assert_eq!(run.status, 3, "{relative}: {}", run.stderr);
-        assert_eq!(run.stdout, "", "{relative}");
-        assert_eq!(run.stderr.lines().count(), 1, "{relative}");
-        assert!(run.stderr.starts_with("error["), "{relative}");
-        assert!(
-            !run.stderr.contains("SECRET"),
-            "{relative} echoed the capture: {}",
-            run.stderr
+        for output in [&run.stdout, &run.stderr] {
+            assert!(
+                !output.contains("SECRET"),
+                "{relative} echoed the capture: {output}"
+            );
+            assert!(!output.contains("example.com"), "{relative}: {output}");
+        }
+        let list: ErrorList = serde_json::from_str(&run.stdout).unwrap();
+        let lines: Vec<&str> = run.stderr.lines().collect();
+        assert_eq!(
+            lines.len(),
+            list.errors.len() + usize::from(list.more_errors > 0),
+            "{relative}"
         );
-        assert!(
-            !run.stderr.contains("example.com"),
-            "{relative}: {}",
-            run.stderr
-        );
+        for (line, record) in lines.iter().zip(&list.errors) {
+            assert_eq!(*line, format!("error[{}]: {}", record.code, record.message));
+            if let (Some(l), Some(c)) = (record.line, record.column) {
+                assert!(
+                    record.message.contains(&format!("line {l} column {c}")),
+                    "{relative}: {}",
+                    record.message
+                );
+            }
+            if let Some(document) = record.document {
+                assert!(record.message.contains(&format!("documents[{document}]")));
+            }
+            assert!(record.field.as_ref().is_none_or(|f| !f.is_empty()));
+        }
+        // Nothing on standard output for the payload format.
+        let quiet = exec(&["pack", relative, "--format", "payload"]);
+        assert_eq!((quiet.status, quiet.stdout.as_str()), (3, ""), "{relative}");
+        assert_eq!(quiet.stderr, run.stderr);
         assert_eq!(fs::read(path).unwrap(), before, "{relative} changed");
         let name = path.file_name().unwrap().to_str().unwrap();
-        table.push_str(&format!("{name}: {}", run.stderr));
+        table.push_str(&format!("{name}:\n{}", run.stderr));
     }
     insta::assert_snapshot!(table);
+}
+
+/// A fixture with several independent problems reports each one, with its
+/// document, field, line and column.
+#[test]
+fn reports_every_independent_problem_as_json() {
+    let run = exec(&[
+        "pack",
+        "fixtures/invalid/several-problems.json",
+        "--format",
+        "summary",
+    ]);
+    assert_eq!(run.status, 3);
+    insta::assert_snapshot!("several_problems_stdout", run.stdout);
+    let list: ErrorList = serde_json::from_str(&run.stdout).unwrap();
+    let found: Vec<(&str, Option<usize>, Option<&str>)> = list
+        .errors
+        .iter()
+        .map(|e| (e.code.as_str(), e.document, e.field.as_deref()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("invalid-schema", None, None),
+            ("invalid-url", Some(0), Some("url")),
+            ("blank-content", Some(0), Some("content")),
+            ("invalid-schema", Some(1), None),
+            ("invalid-schema", Some(1), Some("priority")),
+            ("unsupported-format", Some(2), Some("format")),
+            ("truncated-document", Some(2), Some("truncated")),
+        ]
+    );
+    assert!(list.errors[4].message.contains("from -1000 to 1000"));
+    let run = exec(&[
+        "pack",
+        "fixtures/invalid/more-than-twenty-problems.json",
+        "--format",
+        "json",
+    ]);
+    let list: ErrorList = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!((list.errors.len(), list.more_errors), (20, 5));
 }
 
 #[test]
@@ -416,29 +551,53 @@ fn refuses_an_oversized_input_from_a_file_and_from_stdin() {
     assert_eq!(run.status, 3);
     assert_eq!(
         run.stderr,
-        "error[input-too-large]: the input is larger than 1048576 bytes; raise --max-input-bytes to accept it\n"
+        "error[input-too-large]: the input is 1048577 bytes, more than the limit of 1048576; raise --max-input-bytes to accept it\n"
     );
     let run = exec_with_stdin(&["pack", "-", "--max-input-bytes", "100"], &[b' '; 5000]);
     assert_eq!(run.status, 3);
-    assert!(run.stderr.starts_with("error[input-too-large]"));
+    assert_eq!(
+        run.stderr,
+        "error[input-too-large]: the input is larger than the limit of 100 bytes; raise --max-input-bytes to accept it\n"
+    );
 }
 
 #[test]
 fn refuses_a_missing_or_unreadable_input() {
-    let run = exec(&["pack", "fixtures/no-such-file.json"]);
+    let run = exec(&["pack", "fixtures/no-such-file.json", "--format", "payload"]);
     assert_eq!(run.status, 3);
-    assert!(
-        run.stderr.starts_with("error[unreadable-input]"),
-        "{}",
-        run.stderr
+    assert_eq!(
+        run.stderr,
+        "error[unreadable-input]: no such file: fixtures/no-such-file.json\n"
     );
-    let run = exec(&["pack", "fixtures"]);
+    let run = exec(&["validate", "fixtures"]);
     assert_eq!(run.status, 3);
-    assert!(
-        run.stderr.starts_with("error[unreadable-input]"),
-        "{}",
-        run.stderr
+    assert_eq!(
+        run.stderr,
+        "error[unreadable-input]: fixtures is a directory, not a file\n"
     );
+}
+
+#[test]
+fn usage_errors_end_with_one_coded_line() {
+    for args in [
+        &["pack", "fixtures/guide.json", "--context-tokens", "-5"][..],
+        &["pack", "fixtures/guide.json", "--polcy", "priority"],
+        &["pack"],
+        &["pack", "fixtures/guide.json", "--format", "xml"],
+    ] {
+        let run = exec(args);
+        assert_eq!((run.status, run.stdout.as_str()), (2, ""), "{args:?}");
+        let last = run.stderr.lines().last().unwrap();
+        assert!(
+            last.starts_with("error[usage]: "),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert_eq!(run.stderr.matches("error[usage]").count(), 1);
+        assert!(!run.stderr.contains("-- -5"), "{}", run.stderr);
+    }
+    let run = exec(&["pack", "fixtures/guide.json", "--context-tokens", "-5"]);
+    insta::assert_snapshot!(run.stderr);
 }
 
 #[test]
