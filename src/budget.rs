@@ -180,8 +180,8 @@ mod tests {
                 .complete(false)
                 .unwrap_err()
                 .to_string(),
-            "the fixture has no budget; add one or give all four budget flags (--context-tokens, \
-             --reserved-other-input-tokens, --reserved-output-tokens, --safety-tokens)"
+            "the fixture has no budget; add one, or give --budget N (the payload may use N tokens) \
+             or all four budget flags (--context-tokens, --reserved-other-input-tokens, --reserved-output-tokens, --safety-tokens)"
         );
     }
 }

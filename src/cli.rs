@@ -2,11 +2,13 @@
 //! the library. Everything that touches stdin, stdout, stderr and files
 //! lives here.
 
+mod repo;
+
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
 use packer::budget::MAX_BUDGET_VALUE;
 use packer::error::EXIT_OK;
@@ -90,31 +92,8 @@ pub struct CollectArgs {
     /// The directory to walk
     pub dir: PathBuf,
 
-    /// The URL that relative paths are joined to
-    #[arg(long, value_name = "URL")]
-    pub base_url: String,
-
-    /// Only files matching this glob (repeatable; `!` excludes); globs
-    /// only narrow: they never bring in ignored or hidden files
-    #[arg(long = "glob", value_name = "PATTERN")]
-    pub globs: Vec<String>,
-
-    /// Skip files larger than this many bytes
-    #[arg(long, value_name = "N", default_value_t = packer::collect::DEFAULT_MAX_FILE_BYTES)]
-    pub max_file_bytes: u64,
-
-    /// Also collect hidden files (names starting with `.`; `.git` never)
-    #[arg(long)]
-    pub hidden: bool,
-
-    /// Also collect files that .gitignore, .ignore or Git's excludes leave out
-    #[arg(long)]
-    pub no_ignore: bool,
-
-    /// Collect files that contain a secret (a private key, a cloud or
-    /// service token) instead of skipping them
-    #[arg(long)]
-    pub allow_secrets: bool,
+    #[command(flatten)]
+    pub collect: repo::CollectFlags,
 
     /// Budget values to put in the fixture
     #[command(flatten)]
@@ -138,7 +117,7 @@ pub enum ShellArg {
 pub struct InputArgs {
     /// The fixture file, or - for standard input
     #[arg(value_name = "FIXTURE|-")]
-    pub fixture: PathBuf,
+    pub fixture: Option<PathBuf>,
 
     /// Refuse inputs larger than this many bytes
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_INPUT_BYTES, value_parser = byte_count, allow_negative_numbers = true)]
@@ -167,6 +146,11 @@ pub struct SettingsArgs {
 /// The four budget values as flags.
 #[derive(Debug, Args)]
 pub struct BudgetArgs {
+    /// The payload may use N tokens: --context-tokens N with every
+    /// reservation 0
+    #[arg(long, value_name = "N", value_parser = budget_value(), conflicts_with_all = ["context_tokens", "reserved_other_input_tokens", "reserved_output_tokens", "safety_tokens"])]
+    pub budget: Option<u64>,
+
     /// The model's context window in tokens
     #[arg(long, value_name = "N", value_parser = budget_value(), allow_negative_numbers = true)]
     pub context_tokens: Option<u64>,
@@ -186,6 +170,14 @@ pub struct BudgetArgs {
 
 impl BudgetArgs {
     fn partial(&self) -> PartialBudget {
+        if let Some(tokens) = self.budget {
+            return PartialBudget {
+                context_tokens: Some(tokens),
+                reserved_other_input_tokens: Some(0),
+                reserved_output_tokens: Some(0),
+                safety_tokens: Some(0),
+            };
+        }
         PartialBudget {
             context_tokens: self.context_tokens,
             reserved_other_input_tokens: self.reserved_other_input_tokens,
@@ -196,6 +188,7 @@ impl BudgetArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("source").required(true).args(["fixture", "dir"])))]
 pub struct PackArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -231,9 +224,19 @@ pub struct PackArgs {
     /// Cap an excerpt at this many characters, at a line boundary
     #[arg(long, value_name = "N", default_value_t = packer::focus::DEFAULT_MAX_CHARS, requires = "excerpt_query")]
     pub excerpt_max_chars: usize,
+
+    /// Collect DIR (as `packer collect`) and pack it, in one process; the
+    /// fixture limits give way to --max-files and --max-total-bytes
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["fixture", "max_input_bytes", "max_documents"])]
+    pub dir: Option<PathBuf>,
+
+    // Keep last: the heading applies to every flag after it.
+    #[command(flatten, next_help_heading = "Collecting (with --dir)")]
+    pub collect: repo::CollectFlags,
 }
 
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("source").required(true).args(["fixture"])))]
 pub struct ValidateArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -345,7 +348,8 @@ impl InputArgs {
     }
 
     fn load(&self) -> Result<Fixture, Error> {
-        let bytes = read_input(&self.fixture, self.max_input_bytes)?;
+        let path = self.fixture.as_deref().unwrap_or(Path::new("-"));
+        let bytes = read_input(path, self.max_input_bytes)?;
         Fixture::from_bytes(&bytes, &self.limits())
     }
 }
@@ -475,6 +479,16 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
 }
 
 fn pack(args: PackArgs) -> Result<i32, Error> {
+    if args.dir.is_none()
+        && let Some(flag) = args.collect.first_given()
+    {
+        use clap::CommandFactory;
+        let error = Cli::command().error(
+            clap::error::ErrorKind::MissingRequiredArgument,
+            format!("{flag} collects a directory: give --dir DIR"),
+        );
+        return Ok(usage_error(&error));
+    }
     let format = args.format.format();
     let result = pack_with(&args, format);
     if let Err(error) = &result
@@ -500,10 +514,13 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
             max_chars: args.excerpt_max_chars,
         }),
     })?;
-    if let Some(out) = &args.payload_out {
-        refuse_overwriting_input(&args.input.fixture, out)?;
+    if let (Some(out), Some(input)) = (&args.payload_out, &args.input.fixture) {
+        refuse_overwriting_input(input, out)?;
     }
-    let fixture = args.input.load()?;
+    let fixture = match &args.dir {
+        Some(dir) => packer::collect::fixture(&args.collect.collect(dir)?)?,
+        None => args.input.load()?,
+    };
     let outcome = match packer::pack(&fixture, &request) {
         Ok(outcome) => outcome,
         Err(error) => {
@@ -581,31 +598,7 @@ fn focus(args: FocusArgs) -> Result<i32, Error> {
 }
 
 fn collect(args: CollectArgs) -> Result<i32, Error> {
-    use std::io::IsTerminal;
-    let options = packer::collect::CollectOptions {
-        base_url: packer::collect::base_url(&args.base_url).map_err(|_| Error::InvalidBaseUrl)?,
-        globs: args.globs,
-        max_file_bytes: args.max_file_bytes,
-        hidden: args.hidden,
-        no_ignore: args.no_ignore,
-        allow_secrets: args.allow_secrets,
-    };
-    let tty = io::stderr().is_terminal();
-    let collection = packer::collect::collect(&args.dir, &options, |seen| {
-        if tty && seen % 200 == 0 {
-            eprint!("\rcollecting: {seen} files");
-        }
-    })?;
-    if tty {
-        eprint!("\r\x1b[K");
-    }
-    for (path, reason) in &collection.skipped {
-        eprintln!(
-            "skipped {}: {}",
-            packer::output::terminal_safe(path),
-            reason.describe()
-        );
-    }
+    let collection = args.collect.collect(&args.dir)?;
     let budget = args.budget.partial();
     write_stdout(packer::collect::fixture_json(&collection, &budget).as_bytes())?;
     Ok(EXIT_OK)

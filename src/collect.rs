@@ -5,21 +5,47 @@
 //! Globs only ever narrow the walk: they are matched as a filter after the
 //! walker's own rules, so no glob brings in an ignored or hidden file. Those
 //! come in only with [`CollectOptions::no_ignore`] and
-//! [`CollectOptions::hidden`], and a `.git` entry never does.
+//! [`CollectOptions::hidden`], and a `.git` entry never does. Files that
+//! contain a secret ([`secrets`]) are skipped unless
+//! [`CollectOptions::allow_secrets`]. `--files-from` lists
+//! ([`CollectOptions::files_from`]) go through the same rules, and never
+//! reach outside the directory.
+//!
+//! Every front end (`packer collect`, `packer pack --dir`, the MCP server)
+//! builds a [`CollectOptions`] and calls [`collect()`]; [`fixture()`] turns
+//! the result into a [`Fixture`] for [`crate::pack()`].
 
+pub mod git;
+pub mod priority;
 pub mod secrets;
+mod tree;
 
+use std::collections::{HashMap, HashSet};
 use std::fs;
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
 use ignore::overrides::{Override, OverrideBuilder};
 use serde::Serialize;
 
 use crate::budget::PartialBudget;
 use crate::error::Error;
+use crate::fixture::{Fixture, Limits};
+
+pub use priority::PriorityRule;
 
 /// The default `--max-file-bytes`: 1 MiB.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1_048_576;
+
+/// The default `--max-files`: the most files a collection may hold.
+pub const DEFAULT_MAX_FILES: usize = 50_000;
+
+/// The default `--max-total-bytes`: the most text a collection may hold
+/// (256 MiB).
+pub const DEFAULT_MAX_TOTAL_BYTES: u64 = 268_435_456;
+
+/// The id of the `--tree` document. No file's id ends with `/`, so it
+/// cannot collide with one.
+pub const TREE_ID: &str = "tree:/";
 
 /// Why a file did not become a document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +65,21 @@ pub enum SkipReason {
     UnusableName,
     /// The file could not be read.
     Unreadable,
+    /// Listed in `--files-from` but does not exist.
+    Missing,
+    /// Listed in `--files-from` but is a directory, a symbolic link or
+    /// another non-regular file.
+    NotAFile,
+    /// Listed in `--files-from` but outside the directory.
+    OutsideDirectory,
+    /// Listed in `--files-from` but inside a `.git` directory.
+    GitInternal,
+    /// Listed in `--files-from` but hidden (and no `--hidden`).
+    Hidden,
+    /// Listed in `--files-from` but ignored (and no `--no-ignore`).
+    Ignored,
+    /// Listed in `--files-from` but left out by `--glob`.
+    ExcludedByGlob,
 }
 
 impl SkipReason {
@@ -52,6 +93,13 @@ impl SkipReason {
             SkipReason::Blank => "blank",
             SkipReason::UnusableName => "unusable-name",
             SkipReason::Unreadable => "unreadable",
+            SkipReason::Missing => "missing",
+            SkipReason::NotAFile => "not-a-file",
+            SkipReason::OutsideDirectory => "outside-directory",
+            SkipReason::GitInternal => "git-internal",
+            SkipReason::Hidden => "hidden",
+            SkipReason::Ignored => "ignored",
+            SkipReason::ExcludedByGlob => "excluded-by-glob",
         }
     }
 
@@ -70,6 +118,15 @@ impl SkipReason {
             SkipReason::Blank => "empty or only whitespace",
             SkipReason::UnusableName => "its path has control characters",
             SkipReason::Unreadable => "cannot be read",
+            SkipReason::Missing => "does not exist",
+            SkipReason::NotAFile => "not a regular file",
+            SkipReason::OutsideDirectory => "outside the directory",
+            SkipReason::GitInternal => "inside .git (never collected)",
+            SkipReason::Hidden => "hidden (pass --hidden to collect it)",
+            SkipReason::Ignored => {
+                "ignored by .gitignore or .ignore (pass --no-ignore to collect it)"
+            }
+            SkipReason::ExcludedByGlob => "left out by --glob",
         };
         text.to_owned()
     }
@@ -78,7 +135,8 @@ impl SkipReason {
 /// One document of a collected fixture, in the fixture's wire format.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CollectedDocument {
-    /// The path relative to the directory, with `/` separators.
+    /// The path relative to the directory, with `/` separators (or
+    /// [`TREE_ID`]).
     pub id: String,
     /// The base URL joined with the percent-encoded relative path.
     pub url: String,
@@ -88,26 +146,60 @@ pub struct CollectedDocument {
     pub content: String,
     /// Always false: files are read whole.
     pub truncated: bool,
+    /// From the last matching `--priority` rule (0 when none matches).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub priority: i64,
+    /// True only for the `--tree` document (unless made optional).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub required: bool,
 }
 
-/// What `packer collect` produces.
+fn is_zero(value: &i64) -> bool {
+    *value == 0
+}
+
+/// What [`collect()`] produces.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Collection {
-    /// Documents sorted by path.
+    /// Documents: the tree first (with `--tree`), then by priority
+    /// (highest first), then most recently changed first (with
+    /// `--git-order`), then by path.
     pub documents: Vec<CollectedDocument>,
     /// Files left out, with why, sorted by path.
     pub skipped: Vec<(String, SkipReason)>,
+    /// The Git checkout, when the directory is in one.
+    pub checkout: Option<git::Checkout>,
 }
 
-/// How to collect.
+/// Whether and how to add the `--tree` document.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TreeOption {
+    /// No tree document.
+    #[default]
+    None,
+    /// A tree document marked `required`.
+    Required,
+    /// A tree document like any other.
+    Optional,
+}
+
+/// How to collect. `CollectOptions::default()` is what `packer collect DIR`
+/// does in a Git checkout with a known remote.
 #[derive(Debug, Clone)]
 pub struct CollectOptions {
-    /// The URL the relative paths are joined to.
-    pub base_url: url::Url,
-    /// Only files matching one of these globs (all files when empty).
+    /// The URL the relative paths are joined to; `None` derives it from the
+    /// Git remote at the current commit ([`git::web_base`]), and fails with
+    /// `base-url-required` where there is none.
+    pub base_url: Option<url::Url>,
+    /// Only files matching one of these globs (all files when empty;
+    /// gitignore syntax, `!` excludes).
     pub globs: Vec<String>,
     /// Files larger than this are skipped.
     pub max_file_bytes: u64,
+    /// The most files (documents and skipped files) a collection may hold.
+    pub max_files: usize,
+    /// The most bytes of text the documents may hold together.
+    pub max_total_bytes: u64,
     /// Also collect hidden files and directories (names starting with `.`).
     /// `.git` stays out regardless.
     pub hidden: bool,
@@ -117,6 +209,34 @@ pub struct CollectOptions {
     /// Collect files in which a [`secrets`] rule finds a secret (by default
     /// they are skipped as `contains-secret`).
     pub allow_secrets: bool,
+    /// Priority rules; the last one matching a path sets its priority.
+    pub priorities: Vec<PriorityRule>,
+    /// Within equal priority, files changed most recently in Git first.
+    pub git_order: bool,
+    /// Collect exactly these paths (relative to the directory, or absolute
+    /// inside it) instead of walking; each still passes every rule.
+    pub files_from: Option<Vec<String>>,
+    /// Add the directory tree of the collected files as a document.
+    pub tree: TreeOption,
+}
+
+impl Default for CollectOptions {
+    fn default() -> CollectOptions {
+        CollectOptions {
+            base_url: None,
+            globs: Vec::new(),
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            max_files: DEFAULT_MAX_FILES,
+            max_total_bytes: DEFAULT_MAX_TOTAL_BYTES,
+            hidden: false,
+            no_ignore: false,
+            allow_secrets: false,
+            priorities: Vec::new(),
+            git_order: false,
+            files_from: None,
+            tree: TreeOption::None,
+        }
+    }
 }
 
 /// The name of the directory (or, in linked worktrees and submodules, the
@@ -140,8 +260,25 @@ pub fn base_url(text: &str) -> Result<url::Url, BadOption> {
     if ok { Ok(url) } else { Err(BadOption) }
 }
 
-/// Walks `dir` and builds the documents; `progress` is called with the
-/// number of files seen so far.
+/// Splits a `--files-from` list: NUL-separated when it contains a NUL
+/// (`git ls-files -z`), else one path per line (`\r\n` accepted). Empty
+/// entries are dropped; the order and duplicates are kept for [`collect()`]
+/// to sort out.
+pub fn split_file_list(text: &str) -> Vec<String> {
+    let entries: Vec<&str> = if text.contains('\0') {
+        text.split('\0').collect()
+    } else {
+        text.lines().collect()
+    };
+    entries
+        .into_iter()
+        .filter(|entry| !entry.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Walks `dir` (or takes the `files_from` list) and builds the documents;
+/// `progress` is called with the number of files seen so far.
 pub fn collect(
     dir: &Path,
     options: &CollectOptions,
@@ -155,6 +292,79 @@ pub fn collect(
         });
     }
     let globs = glob_filter(dir, &options.globs)?;
+    let priorities = priority::Matcher::new(dir, &options.priorities)?;
+    let checkout = git::checkout(dir);
+    let base = match &options.base_url {
+        Some(url) => url.clone(),
+        None => checkout
+            .as_ref()
+            .and_then(|c| {
+                let remote = c.remote.as_deref()?;
+                git::web_base(remote, &c.commit, &c.prefix)
+            })
+            .ok_or(Error::BaseUrlRequired)?,
+    };
+    let visible = walk(dir, options, globs.clone(), &mut progress)?;
+    let mut collection = Collection {
+        checkout,
+        ..Collection::default()
+    };
+    let files = match &options.files_from {
+        None => visible,
+        Some(list) => {
+            let (files, skipped) = listed(dir, list, &visible, options, globs.as_ref());
+            collection.skipped = skipped;
+            files
+        }
+    };
+    if files.len() + collection.skipped.len() > options.max_files {
+        return Err(Error::TooManyFiles {
+            limit: options.max_files,
+        });
+    }
+    let mut total = 0u64;
+    for (id, path) in files {
+        match document(&id, &path, &base, options) {
+            Ok(mut document) => {
+                total += document.content.len() as u64;
+                if total > options.max_total_bytes {
+                    return Err(Error::TooMuchText {
+                        limit: options.max_total_bytes,
+                    });
+                }
+                document.priority = priorities.priority(&path);
+                collection.documents.push(document);
+            }
+            Err(reason) => collection.skipped.push((id, reason)),
+        }
+    }
+    collection.skipped.sort_by(|a, b| a.0.cmp(&b.0));
+    order(dir, &mut collection.documents, options);
+    if options.tree != TreeOption::None {
+        let mut ids: Vec<&str> = collection.documents.iter().map(|d| d.id.as_str()).collect();
+        ids.sort_unstable();
+        let tree = CollectedDocument {
+            id: TREE_ID.to_owned(),
+            url: base.to_string(),
+            format: "text",
+            content: tree::render(&ids),
+            truncated: false,
+            priority: 0,
+            required: options.tree == TreeOption::Required,
+        };
+        collection.documents.insert(0, tree);
+    }
+    Ok(collection)
+}
+
+/// The files the walker's rules, the globs and the `.git` rule let
+/// through: (id, path), sorted by id.
+fn walk(
+    dir: &Path,
+    options: &CollectOptions,
+    globs: Option<Override>,
+    progress: &mut impl FnMut(usize),
+) -> Result<Vec<(String, PathBuf)>, Error> {
     let mut walk = ignore::WalkBuilder::new(dir);
     walk.require_git(false)
         .follow_links(false)
@@ -189,23 +399,124 @@ pub fn collect(
         let Ok(relative) = entry.path().strip_prefix(dir) else {
             continue;
         };
-        let id = relative
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join("/");
-        files.push((id, entry.into_path()));
+        files.push((id_of(relative), entry.into_path()));
         progress(files.len());
     }
     files.sort();
-    let mut collection = Collection::default();
-    for (id, path) in files {
-        match document(&id, &path, options) {
-            Ok(document) => collection.documents.push(document),
-            Err(reason) => collection.skipped.push((id, reason)),
+    Ok(files)
+}
+
+fn id_of(relative: &Path) -> String {
+    relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The `--files-from` entries that are visible files, and why each other
+/// entry is not.
+#[allow(clippy::type_complexity)]
+fn listed(
+    dir: &Path,
+    list: &[String],
+    visible: &[(String, PathBuf)],
+    options: &CollectOptions,
+    globs: Option<&Override>,
+) -> (Vec<(String, PathBuf)>, Vec<(String, SkipReason)>) {
+    let visible: HashMap<&str, &PathBuf> = visible.iter().map(|(id, p)| (id.as_str(), p)).collect();
+    let canonical_dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    let mut seen = HashSet::new();
+    for entry in list {
+        let Some(relative) = relative_entry(entry, dir, &canonical_dir) else {
+            if seen.insert(entry.clone()) {
+                skipped.push((entry.clone(), SkipReason::OutsideDirectory));
+            }
+            continue;
+        };
+        let id = id_of(&relative);
+        if id.is_empty() || !seen.insert(id.clone()) {
+            continue;
+        }
+        if let Some(path) = visible.get(id.as_str()) {
+            files.push((id, (*path).clone()));
+            continue;
+        }
+        let path = dir.join(&relative);
+        let reason = if relative.components().any(|c| c.as_os_str() == GIT_DIR) {
+            SkipReason::GitInternal
+        } else {
+            match fs::symlink_metadata(&path) {
+                Err(_) => SkipReason::Missing,
+                Ok(m) if !m.is_file() => SkipReason::NotAFile,
+                Ok(_) => {
+                    let hidden = relative
+                        .components()
+                        .any(|c| c.as_os_str().to_string_lossy().starts_with('.'));
+                    let globbed = globs.is_some_and(|g| {
+                        g.matched(&path, false).is_ignore()
+                            || path
+                                .ancestors()
+                                .skip(1)
+                                .take_while(|a| *a != dir)
+                                .any(|a| g.matched(a, true).is_ignore())
+                    });
+                    if hidden && !options.hidden {
+                        SkipReason::Hidden
+                    } else if globbed {
+                        SkipReason::ExcludedByGlob
+                    } else {
+                        SkipReason::Ignored
+                    }
+                }
+            }
+        };
+        skipped.push((id, reason));
+    }
+    files.sort();
+    (files, skipped)
+}
+
+/// An entry as a path relative to `dir`, or `None` when it leaves `dir`
+/// (`..`, or an absolute path elsewhere).
+fn relative_entry(entry: &str, dir: &Path, canonical_dir: &Path) -> Option<PathBuf> {
+    let path = Path::new(entry);
+    let relative = if path.is_absolute() {
+        path.strip_prefix(canonical_dir)
+            .or_else(|_| path.strip_prefix(dir))
+            .ok()?
+            .to_path_buf()
+    } else {
+        path.to_path_buf()
+    };
+    let mut clean = PathBuf::new();
+    for component in relative.components() {
+        match component {
+            Component::Normal(part) => clean.push(part),
+            Component::CurDir => {}
+            _ => return None,
         }
     }
-    Ok(collection)
+    Some(clean)
+}
+
+/// Sorts by priority (highest first), then, with `git_order`, by how
+/// recently Git changed the file (never-committed files last), then by id.
+fn order(dir: &Path, documents: &mut [CollectedDocument], options: &CollectOptions) {
+    let ranks = if options.git_order {
+        git::change_ranks(dir)
+    } else {
+        HashMap::new()
+    };
+    documents.sort_by(|a, b| {
+        let rank = |d: &CollectedDocument| ranks.get(&d.id).copied().unwrap_or(usize::MAX);
+        b.priority
+            .cmp(&a.priority)
+            .then_with(|| rank(a).cmp(&rank(b)))
+            .then_with(|| a.id.cmp(&b.id))
+    });
 }
 
 /// The `--glob` patterns as a plain matcher (gitignore syntax, `!` to
@@ -224,6 +535,7 @@ fn glob_filter(dir: &Path, globs: &[String]) -> Result<Option<Override>, Error> 
 fn document(
     id: &str,
     path: &Path,
+    base: &url::Url,
     options: &CollectOptions,
 ) -> Result<CollectedDocument, SkipReason> {
     if id.chars().any(char::is_control) || id.contains('\u{FFFD}') {
@@ -251,7 +563,7 @@ fn document(
     {
         return Err(SkipReason::ContainsSecret(rule.id));
     }
-    let mut url = options.base_url.clone();
+    let mut url = base.clone();
     if let Ok(mut segments) = url.path_segments_mut() {
         segments.pop_if_empty().extend(id.split('/'));
     }
@@ -267,6 +579,8 @@ fn document(
         format,
         content,
         truncated: false,
+        priority: 0,
+        required: false,
     })
 }
 
@@ -305,6 +619,19 @@ pub fn fixture_json(collection: &Collection, budget: &PartialBudget) -> String {
     text
 }
 
+/// The collection as a validated [`Fixture`] (no budget: the request gives
+/// it), through the same JSON and the same checks as `packer pack -`, with
+/// limits sized to the collection (its own limits were applied while
+/// collecting).
+pub fn fixture(collection: &Collection) -> Result<Fixture, Error> {
+    let json = fixture_json(collection, &PartialBudget::default());
+    let limits = Limits {
+        max_input_bytes: json.len() as u64,
+        max_documents: collection.documents.len(),
+    };
+    Fixture::from_bytes(json.as_bytes(), &limits)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,5 +643,25 @@ mod tests {
         assert_eq!(base_url("ftp://example.com/"), Err(BadOption));
         assert_eq!(base_url("https://user:pw@example.com/"), Err(BadOption));
         assert_eq!(base_url("example.com"), Err(BadOption));
+    }
+
+    #[test]
+    fn file_lists_split_on_nul_or_newlines() {
+        assert_eq!(split_file_list("a\nb c\r\n\nd"), ["a", "b c", "d"]);
+        assert_eq!(split_file_list("a\0b\nc\0\0"), ["a", "b\nc"]);
+        assert!(split_file_list("").is_empty());
+    }
+
+    #[test]
+    fn entries_never_leave_the_directory() {
+        let dir = Path::new("/r");
+        assert_eq!(
+            relative_entry("./a/b", dir, dir),
+            Some(PathBuf::from("a/b"))
+        );
+        assert_eq!(relative_entry("/r/a", dir, dir), Some(PathBuf::from("a")));
+        assert_eq!(relative_entry("../x", dir, dir), None);
+        assert_eq!(relative_entry("a/../../x", dir, dir), None);
+        assert_eq!(relative_entry("/etc/passwd", dir, dir), None);
     }
 }

@@ -448,6 +448,28 @@ pub enum Error {
     /// A `--glob` pattern does not parse.
     #[error("a --glob pattern is not a valid glob")]
     InvalidGlob,
+    /// No `--base-url` and no Git remote to derive it from.
+    #[error(
+        "--base-url is required: the directory is not in a Git checkout with a commit and a {} remote",
+        crate::collect::git::FORGES
+    )]
+    BaseUrlRequired,
+    /// The directory holds more files than `--max-files`.
+    #[error(
+        "the directory holds more than {limit} files; narrow it with --glob or raise --max-files"
+    )]
+    TooManyFiles {
+        /// The limit.
+        limit: usize,
+    },
+    /// The collected files hold more text than `--max-total-bytes`.
+    #[error(
+        "the collected files hold more than {limit} bytes of text; narrow them with --glob or raise --max-total-bytes"
+    )]
+    TooMuchText {
+        /// The limit in bytes.
+        limit: u64,
+    },
     /// `--payload-out` names the fixture being read.
     #[error(
         "--payload-out names the input fixture; choose another file so the input is never changed"
@@ -476,8 +498,8 @@ fn schema_subject(place: &SchemaPlace) -> String {
 
 fn budget_message(field: &str, problem: BudgetProblem) -> String {
     match problem {
-        BudgetProblem::Missing => "the fixture has no budget; add one or give all four budget flags \
-             (--context-tokens, --reserved-other-input-tokens, --reserved-output-tokens, --safety-tokens)"
+        BudgetProblem::Missing => "the fixture has no budget; add one, or give --budget N (the payload may use N tokens) \
+             or all four budget flags (--context-tokens, --reserved-other-input-tokens, --reserved-output-tokens, --safety-tokens)"
             .into(),
         BudgetProblem::NotAnObject => "budget must be an object of four token counts".into(),
         BudgetProblem::MissingValue => {
@@ -642,6 +664,9 @@ impl Error {
             Error::PayloadOutIsInput => "payload-out-is-input",
             Error::InvalidBaseUrl => "invalid-base-url",
             Error::InvalidGlob => "invalid-glob",
+            Error::BaseUrlRequired => "base-url-required",
+            Error::TooManyFiles { .. } => "too-many-files",
+            Error::TooMuchText { .. } => "input-too-large",
             Error::Output { .. } => "output-failed",
             Error::PayloadOut { .. } => "payload-out-failed",
         }
@@ -653,7 +678,9 @@ impl Error {
             Error::UnknownModel
             | Error::PayloadOutIsInput
             | Error::InvalidBaseUrl
-            | Error::InvalidGlob => EXIT_USAGE,
+            | Error::InvalidGlob
+            | Error::BaseUrlRequired => EXIT_USAGE,
+            Error::TooManyFiles { .. } | Error::TooMuchText { .. } => EXIT_INVALID_INPUT,
             Error::UnreadableInput { .. }
             | Error::ReadFailed { .. }
             | Error::InputTooLarge { .. }

@@ -32,14 +32,72 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(status.success(), "git {args:?}");
 }
 
+/// Git's answer to `args` in `dir`, trimmed.
+fn git_output(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    String::from_utf8(output.stdout).unwrap().trim().to_owned()
+}
+
+/// Commits everything with a fixed, increasing date (`day` of Jan 2024).
+fn commit(dir: &Path, day: u32) {
+    git(dir, &["add", "-A"]);
+    let date = format!("2024-01-{day:02}T12:00:00Z");
+    let status = Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .env("GIT_AUTHOR_DATE", &date)
+        .env("GIT_COMMITTER_DATE", &date)
+        .args(["commit", "-q", "-m", &format!("day {day}")])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+struct Run {
+    status: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// The binary in `cwd` with only PATH kept (git is found, no user
+/// configuration is read).
+fn packer(cwd: &Path, args: &[&str], stdin: &[u8]) -> Run {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_packer"))
+        .current_dir(cwd)
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let output = child.wait_with_output().unwrap();
+    Run {
+        status: output.status.code().unwrap(),
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr: String::from_utf8(output.stderr).unwrap(),
+    }
+}
+
 fn options(globs: &[&str]) -> CollectOptions {
     CollectOptions {
-        base_url: collect::base_url("https://example.com/r/").unwrap(),
+        base_url: Some(collect::base_url("https://example.com/r/").unwrap()),
         globs: globs.iter().map(|g| g.to_string()).collect(),
-        max_file_bytes: collect::DEFAULT_MAX_FILE_BYTES,
-        hidden: false,
-        no_ignore: false,
-        allow_secrets: false,
+        ..CollectOptions::default()
     }
 }
 
@@ -440,4 +498,520 @@ fn the_readme_lists_every_secret_rule() {
         let row = format!("| `{}` | {} |", rule.id, rule.description);
         assert!(readme.contains(&row), "{row}");
     }
+}
+
+/// A repository with three commits: `old.rs` first, then `mid.rs`, then
+/// `new.rs` and a change to `docs/guide.md`; `scratch.rs` never committed.
+fn history() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    write_tree(
+        root,
+        &[("old.rs", "// old\n"), ("docs/guide.md", "# Guide\n")],
+    );
+    commit(root, 1);
+    write_tree(root, &[("mid.rs", "// mid\n")]);
+    commit(root, 2);
+    write_tree(
+        root,
+        &[
+            ("new.rs", "// new\n"),
+            ("docs/guide.md", "# Guide\nMore.\n"),
+        ],
+    );
+    commit(root, 3);
+    write_tree(root, &[("scratch.rs", "// scratch\n")]);
+    dir
+}
+
+fn doc_ids(collection: &Collection) -> Vec<&str> {
+    collection.documents.iter().map(|d| d.id.as_str()).collect()
+}
+
+#[test]
+fn git_order_puts_recent_changes_first_within_equal_priority() {
+    let dir = history();
+    let by_git = CollectOptions {
+        git_order: true,
+        ..options(&[])
+    };
+    let collection = collect::collect(dir.path(), &by_git, |_| {}).unwrap();
+    assert_eq!(
+        doc_ids(&collection),
+        ["docs/guide.md", "new.rs", "mid.rs", "old.rs", "scratch.rs"]
+    );
+    // Deterministic: the same again.
+    let again = collect::collect(dir.path(), &by_git, |_| {}).unwrap();
+    assert_eq!(doc_ids(&again), doc_ids(&collection));
+    // Priorities come first; git order only breaks their ties.
+    let prioritised = CollectOptions {
+        git_order: true,
+        priorities: vec!["old.rs=5".parse().unwrap(), "mid.rs=5".parse().unwrap()],
+        ..options(&[])
+    };
+    let collection = collect::collect(dir.path(), &prioritised, |_| {}).unwrap();
+    assert_eq!(
+        doc_ids(&collection),
+        ["mid.rs", "old.rs", "docs/guide.md", "new.rs", "scratch.rs"]
+    );
+    // Without --git-order, path order.
+    let plain = collect::collect(dir.path(), &options(&[]), |_| {}).unwrap();
+    assert_eq!(
+        doc_ids(&plain),
+        ["docs/guide.md", "mid.rs", "new.rs", "old.rs", "scratch.rs"]
+    );
+    // In a subdirectory, ranks are relative to it.
+    let sub = collect::collect(&dir.path().join("docs"), &by_git, |_| {}).unwrap();
+    assert_eq!(doc_ids(&sub), ["guide.md"]);
+}
+
+#[test]
+fn priority_rules_set_priorities_and_the_last_match_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(
+        dir.path(),
+        &[
+            ("README.md", "# R\n"),
+            ("src/lib.rs", "// lib\n"),
+            ("src/gen/big.rs", "// gen\n"),
+            ("tests/t.rs", "// t\n"),
+            ("notes.txt", "n\n"),
+        ],
+    );
+    let rules = ["*.rs=10", "src/gen/=-5", "README.md=20", "tests/**=1"];
+    let prioritised = CollectOptions {
+        priorities: rules.iter().map(|r| r.parse().unwrap()).collect(),
+        ..options(&[])
+    };
+    let collection = collect::collect(dir.path(), &prioritised, |_| {}).unwrap();
+    let got: Vec<(&str, i64)> = collection
+        .documents
+        .iter()
+        .map(|d| (d.id.as_str(), d.priority))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("README.md", 20),
+            ("src/lib.rs", 10),
+            ("tests/t.rs", 1),
+            ("notes.txt", 0),
+            ("src/gen/big.rs", -5)
+        ]
+    );
+    // The fixture carries them, so `--policy priority` sees them too.
+    let json = collect::fixture_json(&collection, &Default::default());
+    assert!(json.contains("\"priority\": 20"));
+    assert!(json.contains("\"priority\": -5"));
+    let run = packer(
+        dir.path(),
+        &[
+            "collect",
+            ".",
+            "--base-url",
+            "https://example.com/",
+            "--priority",
+            "*.rs=1001",
+        ],
+        b"",
+    );
+    assert_eq!(run.status, 2);
+    assert!(run.stderr.contains("-1000 to 1000"), "{}", run.stderr);
+}
+
+#[test]
+fn urls_pin_the_commit_of_https_and_ssh_remotes() {
+    let dir = history();
+    let root = dir.path();
+    let head = git_output(root, &["rev-parse", "HEAD"]);
+    // No remote: --base-url is required.
+    let bare = CollectOptions {
+        base_url: None,
+        ..options(&[])
+    };
+    let error = collect::collect(root, &bare, |_| {}).unwrap_err();
+    assert_eq!(error.code(), "base-url-required");
+    assert_eq!(error.exit_status(), 2);
+    assert!(error.to_string().starts_with("--base-url is required"));
+    for (remote, base) in [
+        (
+            "https://github.com/owner/repo.git",
+            format!("https://github.com/owner/repo/blob/{head}/"),
+        ),
+        (
+            "git@github.com:owner/repo.git",
+            format!("https://github.com/owner/repo/blob/{head}/"),
+        ),
+        (
+            "ssh://git@gitlab.com/group/sub/repo.git",
+            format!("https://gitlab.com/group/sub/repo/-/blob/{head}/"),
+        ),
+        (
+            "https://oauth2:tok@gitlab.example.org/team/repo",
+            format!("https://gitlab.example.org/team/repo/-/blob/{head}/"),
+        ),
+    ] {
+        // Fails harmlessly the first time, when there is no remote yet.
+        git_output(root, &["remote", "remove", "origin"]);
+        git(root, &["remote", "add", "origin", remote]);
+        let collection = collect::collect(root, &bare, |_| {}).unwrap();
+        let guide = &collection.documents[0];
+        assert_eq!(guide.id, "docs/guide.md");
+        assert_eq!(guide.url, format!("{base}docs/guide.md"), "{remote}");
+        // From a subdirectory, its path inside the repository is kept.
+        let sub = collect::collect(&root.join("docs"), &bare, |_| {}).unwrap();
+        assert_eq!(sub.documents[0].url, format!("{base}docs/guide.md"));
+        assert!(collection.checkout.as_ref().unwrap().dirty);
+    }
+    // An unknown forge: --base-url is required again.
+    git(
+        root,
+        &["remote", "set-url", "origin", "https://example.com/x/y.git"],
+    );
+    assert_eq!(
+        collect::collect(root, &bare, |_| {}).unwrap_err().code(),
+        "base-url-required"
+    );
+    // The binary says where urls point when the tree has uncommitted files.
+    git(
+        root,
+        &["remote", "set-url", "origin", "git@github.com:o/r.git"],
+    );
+    let run = packer(root, &["collect", "."], b"");
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!("note: the directory has uncommitted changes; urls point at commit {head}\n")
+    );
+    assert!(
+        run.stdout
+            .contains(&format!("https://github.com/o/r/blob/{head}/new.rs"))
+    );
+}
+
+#[test]
+fn files_from_collects_exactly_the_listed_paths_and_reports_every_skip() {
+    let dir = leaky_tree();
+    let root = dir.path();
+    write_tree(
+        root,
+        &[
+            ("docs/a b.md", "# A B\n"),
+            ("keys.txt", &synthetic_secret("github-pat")),
+            ("src/skip.rs", "// excluded by glob\n"),
+        ],
+    );
+    let outside = tempfile::tempdir().unwrap();
+    write_tree(outside.path(), &[("elsewhere.txt", "x\n")]);
+    let outside_file = outside.path().join("elsewhere.txt");
+    let list = [
+        "README.md",
+        "./docs/a b.md",
+        "src/main.rs",
+        "README.md",
+        "keys.txt",
+        ".env",
+        "secret.txt",
+        ".git/config",
+        "../outside.txt",
+        outside_file.to_str().unwrap(),
+        "src",
+        "gone.rs",
+        "src/skip.rs",
+    ];
+    let expected_skips = [
+        ("../outside.txt", "outside-directory"),
+        (".env", "hidden"),
+        (".git/config", "git-internal"),
+        ("gone.rs", "missing"),
+        ("keys.txt", "contains-secret"),
+        ("secret.txt", "ignored"),
+        ("src", "not-a-file"),
+        ("src/skip.rs", "excluded-by-glob"),
+        (outside_file.to_str().unwrap(), "outside-directory"),
+    ];
+    for separator in ["\n", "\0", "\r\n"] {
+        let listed = CollectOptions {
+            files_from: Some(collect::split_file_list(&list.join(separator))),
+            ..options(&["!src/skip.rs"])
+        };
+        let collection = collect::collect(root, &listed, |_| {}).unwrap();
+        assert_eq!(
+            doc_ids(&collection),
+            ["README.md", "docs/a b.md", "src/main.rs"]
+        );
+        let mut skipped: Vec<(&str, &str)> = collection
+            .skipped
+            .iter()
+            .map(|(id, reason)| (id.as_str(), reason.code()))
+            .collect();
+        skipped.sort();
+        let mut expected = expected_skips.to_vec();
+        expected.sort();
+        assert_eq!(skipped, expected, "separator {separator:?}");
+    }
+    // The binary reads the list from standard input, NUL-separated as
+    // `git ls-files -z` writes it, and names each skip on stderr.
+    let run = packer(
+        root,
+        &[
+            "collect",
+            ".",
+            "--base-url",
+            "https://example.com/",
+            "--files-from",
+            "-",
+        ],
+        b"src/main.rs\0.env\0gone.rs\0",
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "skipped .env: hidden (pass --hidden to collect it)\nskipped gone.rs: does not exist\n"
+    );
+    assert!(run.stdout.contains("\"id\": \"src/main.rs\""));
+    assert!(!run.stdout.contains("not-for-the-model"));
+}
+
+#[test]
+fn files_from_takes_git_ls_files_output() {
+    let dir = history();
+    let root = dir.path();
+    let output = Command::new("git")
+        .current_dir(root)
+        .args(["ls-files", "-z"])
+        .output()
+        .unwrap();
+    let listed = CollectOptions {
+        files_from: Some(collect::split_file_list(
+            std::str::from_utf8(&output.stdout).unwrap(),
+        )),
+        ..options(&[])
+    };
+    let collection = collect::collect(root, &listed, |_| {}).unwrap();
+    // Everything committed, not the untracked scratch file.
+    assert_eq!(
+        doc_ids(&collection),
+        ["docs/guide.md", "mid.rs", "new.rs", "old.rs"]
+    );
+    assert!(collection.skipped.is_empty());
+}
+
+/// The JSON output of `pack` as a value.
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap()
+}
+
+#[test]
+fn the_tree_is_one_required_document_counted_like_any_other() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(
+        dir.path(),
+        &[
+            ("README.md", "# Readme\n"),
+            ("src/lib.rs", "pub fn f() {}\n"),
+            ("src/bin/main.rs", "fn main() {}\n"),
+            ("blank.txt", "\n"),
+        ],
+    );
+    let with_tree = CollectOptions {
+        tree: collect::TreeOption::Required,
+        priorities: vec!["README.md=9".parse().unwrap()],
+        ..options(&[])
+    };
+    let collection = collect::collect(dir.path(), &with_tree, |_| {}).unwrap();
+    let tree = &collection.documents[0];
+    assert_eq!(tree.id, collect::TREE_ID);
+    assert!(tree.required);
+    assert_eq!(tree.url, "https://example.com/r/");
+    // Every collected file, in path order; the blank (skipped) file is not one.
+    assert_eq!(
+        tree.content,
+        "./\n  README.md\n  src/\n    bin/\n      main.rs\n    lib.rs\n"
+    );
+    let root = dir.path().to_str().unwrap();
+    let base = [
+        "pack",
+        "--dir",
+        root,
+        "--base-url",
+        "https://example.com/",
+        "--tree",
+    ];
+    let run = packer(
+        dir.path(),
+        &[&base[..], &["--budget", "1000"]].concat(),
+        b"",
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(run.stderr, "skipped blank.txt: empty or only whitespace\n");
+    let out = json(&run.stdout);
+    assert_eq!(out["selectedIds"][0], "tree:/");
+    assert_eq!(out["decisions"][0]["reason"], "required");
+    let payload = out["payloadText"].as_str().unwrap();
+    let oracle = tiktoken_rs::cl100k_base_singleton();
+    assert_eq!(
+        out["usedTokens"].as_u64().unwrap() as usize,
+        oracle.encode_ordinary(payload).len()
+    );
+    assert!(payload.contains("./\\n  README.md\\n  src/\\n"));
+    // Too small for the tree: a required document that does not fit.
+    let run = packer(dir.path(), &[&base[..], &["--budget", "20"]].concat(), b"");
+    assert_eq!(run.status, 4, "{}", run.stderr);
+    assert!(run.stderr.contains("error[required-does-not-fit]"));
+    // --tree-optional: left out instead.
+    let run = packer(
+        dir.path(),
+        &[
+            "pack",
+            "--dir",
+            root,
+            "--base-url",
+            "https://example.com/",
+            "--tree-optional",
+            "--budget",
+            "40",
+        ],
+        b"",
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        !json(&run.stdout)["selectedIds"]
+            .as_array()
+            .unwrap()
+            .contains(&"tree:/".into())
+    );
+}
+
+#[test]
+fn budget_is_the_context_with_no_reservations() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(dir.path(), &[("a.md", "# A\n"), ("b.md", "# B\n")]);
+    let root = dir.path().to_str().unwrap();
+    let args = ["pack", "--dir", root, "--base-url", "https://example.com/"];
+    let short = packer(
+        dir.path(),
+        &[&args[..], &["--budget", "500", "--format", "summary"]].concat(),
+        b"",
+    );
+    let long = packer(
+        dir.path(),
+        &[
+            &args[..],
+            &[
+                "--context-tokens",
+                "500",
+                "--reserved-other-input-tokens",
+                "0",
+                "--reserved-output-tokens",
+                "0",
+                "--safety-tokens",
+                "0",
+                "--format",
+                "summary",
+            ],
+        ]
+        .concat(),
+        b"",
+    );
+    assert_eq!(short.status, 0, "{}", short.stderr);
+    assert_eq!(short.stdout, long.stdout);
+    assert_eq!(json(&short.stdout)["availableTokens"], 500);
+    // Only --context-tokens, and no budget in the fixture: the message names --budget.
+    let run = packer(
+        dir.path(),
+        &[&args[..], &["--context-tokens", "500"]].concat(),
+        b"",
+    );
+    assert_eq!(run.status, 3);
+    assert!(run.stderr.contains("--budget N"), "{}", run.stderr);
+    // --budget with a reservation flag is a usage error.
+    let run = packer(
+        dir.path(),
+        &[&args[..], &["--budget", "500", "--safety-tokens", "10"]].concat(),
+        b"",
+    );
+    assert_eq!(run.status, 2);
+    // The pipe form keeps working, with --budget on either side.
+    let fixture = packer(
+        dir.path(),
+        &[
+            "collect",
+            root,
+            "--base-url",
+            "https://example.com/",
+            "--budget",
+            "500",
+        ],
+        b"",
+    );
+    assert_eq!(fixture.status, 0);
+    let piped = packer(
+        dir.path(),
+        &["pack", "-", "--format", "summary"],
+        fixture.stdout.as_bytes(),
+    );
+    assert_eq!(piped.stdout, short.stdout);
+    // Collect flags need --dir.
+    let run = packer(
+        dir.path(),
+        &["pack", "-", "--tree"],
+        fixture.stdout.as_bytes(),
+    );
+    assert_eq!(run.status, 2);
+}
+
+#[test]
+fn five_thousand_files_pack_in_one_command_without_raising_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for i in 0..5_000 {
+        let path = root.join(format!("d{:02}/f{i:04}.rs", i % 50));
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(
+            path,
+            format!("// file {i}\npub fn f{i}() -> u32 {{ {i} }}\n"),
+        )
+        .unwrap();
+    }
+    git(root, &["init", "-q"]);
+    commit(root, 1);
+    git(root, &["remote", "add", "origin", "git@github.com:o/r.git"]);
+    let head = git_output(root, &["rev-parse", "HEAD"]);
+    for budget in ["32000", "128000"] {
+        let run = packer(
+            root,
+            &[
+                "pack",
+                "--dir",
+                ".",
+                "--budget",
+                budget,
+                "--priority",
+                "d07/**=5",
+                "--format",
+                "summary",
+            ],
+            b"",
+        );
+        assert_eq!(run.status, 0, "{}", run.stderr);
+        assert_eq!(run.stderr, "");
+        let out = json(&run.stdout);
+        let selected = out["selectedIds"].as_array().unwrap();
+        assert!(selected.len() > 100, "{budget}: {}", selected.len());
+        // The priority-5 files come first.
+        assert!(
+            selected[..100]
+                .iter()
+                .all(|id| id.as_str().unwrap().starts_with("d07/"))
+        );
+        assert!(out["usedTokens"].as_u64().unwrap() <= budget.parse().unwrap());
+        assert_eq!(out["decisions"].as_array().unwrap().len(), 5_000);
+    }
+    let run = packer(root, &["collect", "."], b"");
+    assert!(
+        run.stdout
+            .contains(&format!("https://github.com/o/r/blob/{head}/d00/f0000.rs"))
+    );
 }

@@ -1,0 +1,184 @@
+//! The collecting flags shared by `packer collect DIR` and
+//! `packer pack --dir DIR`, and the one call that runs them: flags in,
+//! [`CollectOptions`] to the library, skipped files out on stderr.
+
+use std::io::{self, IsTerminal};
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use packer::Error;
+use packer::collect::{self, CollectOptions, Collection, PriorityRule, TreeOption};
+
+/// What to collect and how (every flag here needs the directory).
+#[derive(Debug, Args)]
+pub struct CollectFlags {
+    /// The URL that relative paths are joined to [default: the Git
+    /// remote's web address at the current commit]
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// Only files matching this glob (repeatable; `!` excludes); globs
+    /// only narrow: they never bring in ignored or hidden files
+    #[arg(long = "glob", value_name = "PATTERN")]
+    pub globs: Vec<String>,
+
+    /// Set the priority of matching files (repeatable; the last matching
+    /// rule wins; files no rule matches get 0)
+    #[arg(long = "priority", value_name = "GLOB=N", value_parser = priority_rule)]
+    pub priorities: Vec<PriorityRule>,
+
+    /// Within equal priority, put files changed most recently in Git first
+    #[arg(long)]
+    pub git_order: bool,
+
+    /// Collect exactly the paths listed in FILE (- for standard input;
+    /// one per line, or NUL-separated as from `git ls-files -z`)
+    #[arg(long, value_name = "FILE|-")]
+    pub files_from: Option<PathBuf>,
+
+    /// Add a document with the directory tree of the collected files
+    /// (required unless --tree-optional)
+    #[arg(long)]
+    pub tree: bool,
+
+    /// Add the tree document as an optional document
+    #[arg(long, conflicts_with = "tree")]
+    pub tree_optional: bool,
+
+    /// Also collect hidden files (names starting with `.`; `.git` never)
+    #[arg(long)]
+    pub hidden: bool,
+
+    /// Also collect files that .gitignore, .ignore or Git's excludes leave out
+    #[arg(long)]
+    pub no_ignore: bool,
+
+    /// Collect files that contain a secret (a private key, a cloud or
+    /// service token) instead of skipping them
+    #[arg(long)]
+    pub allow_secrets: bool,
+
+    /// Skip files larger than this many bytes
+    #[arg(long, value_name = "N", default_value_t = collect::DEFAULT_MAX_FILE_BYTES)]
+    pub max_file_bytes: u64,
+
+    /// Refuse directories with more files than this
+    #[arg(long, value_name = "N", default_value_t = collect::DEFAULT_MAX_FILES)]
+    pub max_files: usize,
+
+    /// Refuse collections with more bytes of text than this
+    #[arg(long, value_name = "N", default_value_t = collect::DEFAULT_MAX_TOTAL_BYTES)]
+    pub max_total_bytes: u64,
+}
+
+fn priority_rule(text: &str) -> Result<PriorityRule, String> {
+    text.parse().map_err(|message: &str| message.to_owned())
+}
+
+impl CollectFlags {
+    /// The first collecting flag given, if any (they need a directory).
+    pub fn first_given(&self) -> Option<&'static str> {
+        let given = [
+            (self.base_url.is_some(), "--base-url"),
+            (!self.globs.is_empty(), "--glob"),
+            (!self.priorities.is_empty(), "--priority"),
+            (self.git_order, "--git-order"),
+            (self.files_from.is_some(), "--files-from"),
+            (self.tree, "--tree"),
+            (self.tree_optional, "--tree-optional"),
+            (self.hidden, "--hidden"),
+            (self.no_ignore, "--no-ignore"),
+            (self.allow_secrets, "--allow-secrets"),
+            (
+                self.max_file_bytes != collect::DEFAULT_MAX_FILE_BYTES,
+                "--max-file-bytes",
+            ),
+            (self.max_files != collect::DEFAULT_MAX_FILES, "--max-files"),
+            (
+                self.max_total_bytes != collect::DEFAULT_MAX_TOTAL_BYTES,
+                "--max-total-bytes",
+            ),
+        ];
+        given
+            .into_iter()
+            .find_map(|(given, flag)| given.then_some(flag))
+    }
+
+    fn options(&self) -> Result<CollectOptions, Error> {
+        let base_url = self
+            .base_url
+            .as_deref()
+            .map(|url| collect::base_url(url).map_err(|_| Error::InvalidBaseUrl))
+            .transpose()?;
+        let files_from = self
+            .files_from
+            .as_deref()
+            .map(|path| read_list(path, self.max_total_bytes))
+            .transpose()?;
+        Ok(CollectOptions {
+            base_url,
+            globs: self.globs.clone(),
+            max_file_bytes: self.max_file_bytes,
+            max_files: self.max_files,
+            max_total_bytes: self.max_total_bytes,
+            hidden: self.hidden,
+            no_ignore: self.no_ignore,
+            allow_secrets: self.allow_secrets,
+            priorities: self.priorities.clone(),
+            git_order: self.git_order,
+            files_from,
+            tree: if self.tree {
+                TreeOption::Required
+            } else if self.tree_optional {
+                TreeOption::Optional
+            } else {
+                TreeOption::None
+            },
+        })
+    }
+
+    /// Collects `dir`, showing progress on a terminal and listing every
+    /// skipped file on standard error.
+    pub fn collect(&self, dir: &Path) -> Result<Collection, Error> {
+        let options = self.options()?;
+        let tty = io::stderr().is_terminal();
+        let collection = collect::collect(dir, &options, |seen| {
+            if tty && seen % 200 == 0 {
+                eprint!("\rcollecting: {seen} files");
+            }
+        })?;
+        if tty {
+            eprint!("\r\x1b[K");
+        }
+        for (path, reason) in &collection.skipped {
+            eprintln!(
+                "skipped {}: {}",
+                packer::output::terminal_safe(path),
+                reason.describe()
+            );
+        }
+        if options.base_url.is_none()
+            && let Some(checkout) = collection.checkout.as_ref().filter(|c| c.dirty)
+        {
+            eprintln!(
+                "note: the directory has uncommitted changes; urls point at commit {}",
+                checkout.commit
+            );
+        }
+        Ok(collection)
+    }
+}
+
+/// Reads a `--files-from` list (a file, or - for standard input).
+fn read_list(path: &Path, limit: u64) -> Result<Vec<String>, Error> {
+    let bytes = if path == Path::new("-") {
+        packer::fixture::read_bounded(io::stdin().lock(), limit)?
+    } else {
+        let file = std::fs::File::open(path)
+            .map_err(|error| Error::UnreadableInput { kind: error.kind() })?;
+        packer::fixture::read_bounded(file, limit)?
+    };
+    let text = packer::fixture::utf8(&bytes)?;
+    Ok(collect::split_file_list(text))
+}
