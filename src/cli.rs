@@ -71,7 +71,7 @@ pub struct FocusArgs {
 
     /// Keep lines near lines containing any of these terms (split on
     /// whitespace and commas; terms shorter than 2 characters are dropped)
-    #[arg(long, value_name = "Q")]
+    #[arg(long, value_name = "Q", value_parser = query)]
     pub query: Option<String>,
 
     /// Lines kept on each side of a matching line
@@ -214,7 +214,7 @@ pub struct PackArgs {
 
     /// When a whole document does not fit, try a labelled excerpt of the
     /// lines around these terms
-    #[arg(long, value_name = "Q")]
+    #[arg(long, value_name = "Q", value_parser = query)]
     pub excerpt_query: Option<String>,
 
     /// Lines kept on each side of a matching line in an excerpt
@@ -303,6 +303,15 @@ fn budget_value() -> impl clap::builder::TypedValueParser<Value = u64> {
                 "a budget value must be a whole number from 0 to {MAX_BUDGET_VALUE}"
             )),
         }
+    }
+}
+
+/// A query with at least one term of two or more characters.
+fn query(text: &str) -> Result<String, String> {
+    if packer::focus::terms(text).is_empty() {
+        Err("the query has no term of two or more characters (terms are split on spaces and commas)".into())
+    } else {
+        Ok(text.to_owned())
     }
 }
 
@@ -592,8 +601,13 @@ fn focus(args: FocusArgs) -> Result<i32, Error> {
     let bytes = read_input(&args.file, args.max_input_bytes)?;
     let text = fixture::utf8(&bytes)?;
     let focus = packer::focus::Focus::new(text, args.query.as_deref(), args.context);
-    let excerpt = focus.excerpt(usize::MAX, args.max_chars);
-    write_stdout(format!("{}\n", excerpt.text).as_bytes())?;
+    let mut excerpt = focus.excerpt(usize::MAX, args.max_chars);
+    // A marker or note line ends with a line break like every other; the
+    // original's own ending is kept as it is.
+    if !excerpt.ends_as_original {
+        excerpt.text.push_str(focus.line_break());
+    }
+    write_stdout(excerpt.text.as_bytes())?;
     Ok(EXIT_OK)
 }
 

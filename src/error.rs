@@ -442,6 +442,11 @@ pub enum Error {
         /// the others `not-tried`.
         decisions: Vec<Decision>,
     },
+    /// An excerpt query without a term of two or more characters.
+    #[error(
+        "the excerpt query has no term of two or more characters (terms are split on spaces and commas); give words to look for"
+    )]
+    EmptyQuery,
     /// `--base-url` is not an absolute http(s) URL without credentials.
     #[error("--base-url must be an absolute http or https URL with a host and no credentials")]
     InvalidBaseUrl,
@@ -662,6 +667,7 @@ impl Error {
             Error::EmptyEnvelopeDoesNotFit { .. } => "empty-envelope-does-not-fit",
             Error::RequiredDoesNotFit { .. } => "required-does-not-fit",
             Error::PayloadOutIsInput => "payload-out-is-input",
+            Error::EmptyQuery => "empty-query",
             Error::InvalidBaseUrl => "invalid-base-url",
             Error::InvalidGlob => "invalid-glob",
             Error::BaseUrlRequired => "base-url-required",
@@ -676,6 +682,7 @@ impl Error {
     pub fn exit_status(&self) -> i32 {
         match self {
             Error::UnknownModel
+            | Error::EmptyQuery
             | Error::PayloadOutIsInput
             | Error::InvalidBaseUrl
             | Error::InvalidGlob

@@ -15,41 +15,74 @@ pub const GAP: &str = "[...]";
 /// A text split into lines, with the windows of lines a query selects.
 #[derive(Debug, Clone)]
 pub struct Focus<'a> {
+    /// The lines, without their `\n` (a `\r` before it stays on the line).
     lines: Vec<&'a str>,
     /// 0-based inclusive line ranges, in order, not touching each other.
     windows: Vec<(usize, usize)>,
     chars: usize,
     query: Option<String>,
+    /// Whether the text ends with a line break (which ends the last line
+    /// rather than starting an empty one).
+    final_newline: bool,
+    /// Whether lines end with `\r\n`: gap and note lines then do too.
+    crlf: bool,
+}
+
+/// Who reads an excerpt's notes: a person at the command line (who can be
+/// told about flags) or a model inside a payload (who cannot).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reader {
+    /// `packer focus`: notes may name flags.
+    Person,
+    /// A payload: notes say what happened, never which flag to change.
+    Model,
 }
 
 /// One rendering of a [`Focus`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Excerpt {
     /// The excerpt text: kept lines, `[...]` for each gap, and a final note
-    /// line when anything was cut or nothing matched.
+    /// line when anything was cut or nothing matched. It ends with a line
+    /// break only when it ends with the original's last line and the
+    /// original did.
     pub text: String,
     /// The 1-based inclusive line ranges shown, e.g. `12-40,88-101`.
     pub lines: String,
     /// Whether any line was shown.
     pub shows_lines: bool,
+    /// Whether the text ends exactly as the original does (with its last
+    /// line, and its final line break if it had one) rather than with a gap
+    /// or a note line.
+    pub ends_as_original: bool,
+}
+
+/// The terms of a query: split on whitespace and commas, lowercased,
+/// without terms shorter than two characters. A query without terms
+/// selects nothing and is refused where a query is required.
+pub fn terms(query: &str) -> Vec<String> {
+    query
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|term| term.chars().count() >= 2)
+        .map(str::to_lowercase)
+        .collect()
 }
 
 impl<'a> Focus<'a> {
     /// Splits `text` into lines and keeps every line within `context` lines
     /// of a line that contains a query term (case-insensitively). Terms are
     /// the query split on whitespace and commas, without terms shorter than
-    /// two characters. Without a query (or without usable terms) the whole
-    /// text is one window.
+    /// two characters (see [`terms`]). Without a query (or without usable
+    /// terms) the whole text is one window.
     pub fn new(text: &'a str, query: Option<&str>, context: usize) -> Focus<'a> {
-        let lines: Vec<&str> = text.split('\n').collect();
-        let terms: Vec<String> = query
-            .map(|q| {
-                q.split(|c: char| c.is_whitespace() || c == ',')
-                    .filter(|term| term.chars().count() >= 2)
-                    .map(str::to_lowercase)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let final_newline = text.ends_with('\n');
+        let body = if final_newline {
+            &text[..text.len() - 1]
+        } else {
+            text
+        };
+        let lines: Vec<&str> = body.split('\n').collect();
+        let crlf = text.contains("\r\n");
+        let terms: Vec<String> = query.map(terms).unwrap_or_default();
         let windows = if terms.is_empty() {
             vec![(0, lines.len() - 1)]
         } else {
@@ -73,6 +106,8 @@ impl<'a> Focus<'a> {
             windows,
             chars: text.chars().count(),
             query: query.filter(|_| !terms.is_empty()).map(str::to_owned),
+            final_newline,
+            crlf,
         }
     }
 
@@ -86,11 +121,19 @@ impl<'a> Focus<'a> {
         self.chars
     }
 
+    /// Renders the first `windows` windows for a person, capped at
+    /// `max_chars` characters at a line boundary (see [`Focus::excerpt_for`]).
+    pub fn excerpt(&self, windows: usize, max_chars: usize) -> Excerpt {
+        self.excerpt_for(Reader::Person, windows, max_chars)
+    }
+
     /// Renders the first `windows` windows, capped at `max_chars`
     /// characters at a line boundary. A final note line says how much is
     /// shown when windows were dropped or the cap cut, and says so when
-    /// nothing matched.
-    pub fn excerpt(&self, windows: usize, max_chars: usize) -> Excerpt {
+    /// nothing matched; for a [`Reader::Model`] the note says why (the token
+    /// budget, or the excerpt's length limit) without naming any flag.
+    pub fn excerpt_for(&self, reader: Reader, windows: usize, max_chars: usize) -> Excerpt {
+        let eol = if self.crlf { "\r" } else { "" };
         if self.windows.is_empty() {
             return Excerpt {
                 text: format!(
@@ -99,26 +142,29 @@ impl<'a> Focus<'a> {
                 ),
                 lines: String::new(),
                 shows_lines: false,
+                ends_as_original: false,
             };
         }
+        let dropped = windows < self.windows.len();
         let windows = &self.windows[..windows.min(self.windows.len())];
+        let gap = format!("{GAP}{eol}");
         let mut text = String::new();
         let mut chars = 0;
         let mut shown: Vec<(usize, usize)> = Vec::new();
-        let mut cut = windows.len() < self.windows.len();
+        let mut capped = false;
         let mut next_line = 0;
         let mut ends_in_gap = false;
         'windows: for &(start, end) in windows {
             if start > next_line {
-                if !push_line(&mut text, &mut chars, GAP, max_chars) {
-                    cut = true;
+                if !push_line(&mut text, &mut chars, &gap, max_chars) {
+                    capped = true;
                     break;
                 }
                 ends_in_gap = true;
             }
             for index in start..=end {
                 if !push_line(&mut text, &mut chars, self.lines[index], max_chars) {
-                    cut = true;
+                    capped = true;
                     break 'windows;
                 }
                 ends_in_gap = false;
@@ -132,29 +178,47 @@ impl<'a> Focus<'a> {
         if next_line < self.lines.len() && !shown.is_empty() && !ends_in_gap {
             // Lines after the last one shown; the note below says why when
             // the cut was ours rather than the query's.
-            if !push_line(&mut text, &mut chars, GAP, max_chars) {
-                cut = true;
+            if !push_line(&mut text, &mut chars, &gap, max_chars) {
+                capped = true;
             }
         }
-        if cut {
+        let ends_as_original =
+            !(capped || dropped) && next_line == self.lines.len() && !ends_in_gap;
+        if capped || dropped {
             let shown_chars: usize = shown
                 .iter()
                 .flat_map(|&(start, end)| &self.lines[start..=end])
                 .map(|line| line.chars().count() + 1)
                 .sum();
-            let how = if self.query.is_some() {
-                "narrow the query or raise --max-chars to see more"
-            } else {
-                "raise --max-chars to see more"
+            let (shown_chars, of) = (shown_chars.min(self.chars), self.chars);
+            let _ = match reader {
+                Reader::Person => {
+                    let how = if self.query.is_some() {
+                        "narrow the query or raise --max-chars to see more"
+                    } else {
+                        "raise --max-chars to see more"
+                    };
+                    write!(
+                        text,
+                        "[excerpt cut: showing {shown_chars} of {of} characters; {how}]"
+                    )
+                }
+                Reader::Model if dropped => write!(
+                    text,
+                    "[excerpt cut to fit the token budget: showing {shown_chars} of {of} characters]"
+                ),
+                Reader::Model => write!(
+                    text,
+                    "[excerpt cut to its length limit: showing {shown_chars} of {of} characters]"
+                ),
             };
-            let _ = write!(
-                text,
-                "[excerpt cut: showing {} of {} characters; {how}]",
-                shown_chars.min(self.chars),
-                self.chars
-            );
-        } else if text.ends_with('\n') {
+        } else if !(self.final_newline && ends_as_original) {
+            // The line break after the last line shown is the original's
+            // only when that line is the original's last.
             text.pop();
+            if self.crlf && text.ends_with(&gap) {
+                text.pop();
+            }
         }
         Excerpt {
             text,
@@ -164,7 +228,13 @@ impl<'a> Focus<'a> {
                 .collect::<Vec<_>>()
                 .join(","),
             shows_lines: !shown.is_empty(),
+            ends_as_original,
         }
+    }
+
+    /// The line break the text uses: `\r\n` or `\n`.
+    pub fn line_break(&self) -> &'static str {
+        if self.crlf { "\r\n" } else { "\n" }
     }
 }
 
@@ -294,5 +364,64 @@ mod tests {
                 .text
                 .ends_with("narrow the query or raise --max-chars to see more]")
         );
+    }
+
+    #[test]
+    fn a_final_newline_ends_the_last_line_rather_than_adding_one() {
+        let text = format!("{}\n", numbered(200).replace("line 200", "the needle"));
+        let focus = Focus::new(&text, Some("needle"), 2);
+        let excerpt = focus.excerpt(usize::MAX, 10_000);
+        assert_eq!(excerpt.lines, "198-200");
+        assert_eq!(excerpt.text, "[...]\nline 198\nline 199\nthe needle\n");
+        assert!(excerpt.ends_as_original);
+        let text = "aa\nbb\ncc\ndd\nee\nff\n";
+        let excerpt = Focus::new(text, Some("ff"), 0).excerpt(usize::MAX, 100);
+        assert_eq!(excerpt.text, "[...]\nff\n");
+    }
+
+    #[test]
+    fn without_a_query_the_text_comes_back_exactly() {
+        for text in ["a\nb", "a\nb\n", "a\r\nb\r\n", "\n", "x"] {
+            let excerpt = Focus::new(text, None, 8).excerpt(usize::MAX, 10_000);
+            assert_eq!(excerpt.text, text);
+            assert!(excerpt.ends_as_original);
+        }
+    }
+
+    #[test]
+    fn crlf_text_gets_crlf_gap_lines() {
+        let text = "a\r\nb\r\nhit\r\nc\r\nd\r\n";
+        let focus = Focus::new(text, Some("hit"), 0);
+        let excerpt = focus.excerpt(usize::MAX, 100);
+        assert_eq!(excerpt.text, "[...]\r\nhit\r\n[...]");
+        assert!(!excerpt.ends_as_original);
+        assert_eq!(focus.line_break(), "\r\n");
+    }
+
+    #[test]
+    fn notes_for_a_model_say_why_and_name_no_flag() {
+        let text = numbered(40)
+            .replace("line 5", "hit")
+            .replace("line 30", "hit");
+        let focus = Focus::new(&text, Some("hit"), 1);
+        let budget = focus.excerpt_for(Reader::Model, 1, 10_000);
+        assert!(
+            budget
+                .text
+                .ends_with("[excerpt cut to fit the token budget: showing 18 of 303 characters]"),
+            "{}",
+            budget.text
+        );
+        let capped = focus.excerpt_for(Reader::Model, 2, 20);
+        assert!(
+            capped
+                .text
+                .ends_with("[excerpt cut to its length limit: showing 11 of 303 characters]"),
+            "{}",
+            capped.text
+        );
+        for excerpt in [budget, capped] {
+            assert!(!excerpt.text.contains("--"));
+        }
     }
 }

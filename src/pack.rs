@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use crate::envelope::{Entry, ExcerptLabel, Layout, Tally, document_json, omitted_json};
 use crate::error::Error;
 use crate::fixture::Document;
-use crate::focus::Focus;
+use crate::focus::{Focus, Reader};
 use crate::tokens::Counter;
 
 mod max_fill;
@@ -146,6 +146,11 @@ pub fn plan(
     available: u64,
     options: &Options,
 ) -> Result<Plan, Error> {
+    if let Some(excerpt) = &options.excerpt
+        && crate::focus::terms(&excerpt.query).is_empty()
+    {
+        return Err(Error::EmptyQuery);
+    }
     // One parallel pass: each document's content alone, its envelope entry
     // and, with omissions noted, its omitted entry.
     let notes = options.note_omissions;
@@ -186,6 +191,7 @@ pub fn plan(
             for document in rest {
                 selector.try_add(document.index);
             }
+            selector.add_excerpts();
             None
         }
         Policy::Priority => {
@@ -200,6 +206,7 @@ pub fn plan(
             for document in order {
                 selector.try_add(document.index);
             }
+            selector.add_excerpts();
             None
         }
         Policy::MaxFill => {
@@ -317,8 +324,6 @@ impl<'a> Selector<'a> {
             self.tally.push(index);
             self.order.push(index);
             self.decide(index, reason, before, after);
-        } else if reason == Reason::Fits && self.try_excerpt(index, true) {
-            // Decided and added as an excerpt.
         } else {
             self.skipped.push(index);
             let skip = if reason == Reason::Required {
@@ -346,6 +351,22 @@ impl<'a> Selector<'a> {
         });
     }
 
+    /// With `--excerpt-query`, after the whole documents: tries each
+    /// skipped document, in the order it was tried, as a focused excerpt in
+    /// the room that remains (at the end of the payload). The whole-document
+    /// selection is the same as without the flag.
+    fn add_excerpts(&mut self) {
+        if self.excerpts.is_none() {
+            return;
+        }
+        let skipped = std::mem::take(&mut self.skipped);
+        for index in skipped {
+            if !self.try_excerpt(index, true) {
+                self.skipped.push(index);
+            }
+        }
+    }
+
     /// With `--excerpt-query`: tries document `index` as a focused excerpt,
     /// all its windows first, then dropping the last window one at a time,
     /// and adds the first that fits (at the end of the payload when
@@ -361,7 +382,7 @@ impl<'a> Selector<'a> {
         let notes = self.layout.notes_omissions();
         let before = self.tally.total();
         for windows in (1..=focus.windows()).rev() {
-            let excerpt = focus.excerpt(windows, options.max_chars);
+            let excerpt = focus.excerpt_for(Reader::Model, windows, options.max_chars);
             if !excerpt.shows_lines {
                 break;
             }
@@ -641,5 +662,122 @@ mod tests {
         // Without the flag the same document is skipped whole.
         let plan = run(&documents, 200, Options::default()).unwrap();
         assert_eq!(plan.order, vec![0]);
+    }
+
+    fn excerpting(query: &str) -> Option<ExcerptOptions> {
+        Some(ExcerptOptions {
+            query: query.into(),
+            context: 1,
+            max_chars: 12_000,
+        })
+    }
+
+    /// The documents selected whole.
+    fn whole(plan: &Plan) -> Vec<usize> {
+        let mut whole: Vec<usize> = plan
+            .decisions
+            .iter()
+            .filter(|d| matches!(d.reason, Reason::Fits | Reason::Required))
+            .map(|d| d.index)
+            .collect();
+        whole.sort_unstable();
+        whole
+    }
+
+    #[test]
+    fn an_excerpt_never_pushes_out_a_whole_document_that_fits_without_it() {
+        // The long page comes first; taking its excerpt first would leave no
+        // room for the short page that fits whole without the flag.
+        let page: Vec<String> = (1..=60)
+            .map(|i| format!("line {i} of the manual, about the needle and the haystack"))
+            .collect();
+        let documents = [
+            document(0, &page.join("\n")),
+            document(1, &"a shorter page that fits whole ".repeat(8)),
+        ];
+        let budget = alone(&documents, 1) + 2;
+        for policy in Policy::ALL {
+            let without = run(&documents, budget, with_policy(policy)).unwrap();
+            let options = Options {
+                policy,
+                excerpt: excerpting("needle"),
+                ..Options::default()
+            };
+            let with = run(&documents, budget, options).unwrap();
+            assert_eq!(whole(&with), whole(&without), "{policy:?}");
+            assert_eq!(whole(&with), vec![1], "{policy:?}");
+            assert!(with.used_tokens as u64 <= budget);
+        }
+    }
+
+    #[test]
+    fn an_excerpt_cut_by_the_budget_says_so_without_naming_a_flag() {
+        let mut lines: Vec<String> = (1..=300).map(|i| format!("filler line {i}")).collect();
+        for at in [20, 150, 280] {
+            lines[at] = "the needle is here".into();
+        }
+        let documents = [document(0, &lines.join("\n"))];
+        let options = Options {
+            excerpt: excerpting("needle"),
+            ..Options::default()
+        };
+        let plan = run(&documents, 110, options).unwrap();
+        assert_eq!(plan.decisions[0].reason, Reason::ExcerptFits);
+        assert!(
+            plan.payload_text
+                .contains("[excerpt cut to fit the token budget: showing "),
+            "{}",
+            plan.payload_text
+        );
+        assert!(!plan.payload_text.contains("--"), "{}", plan.payload_text);
+    }
+
+    #[test]
+    fn an_empty_query_is_refused() {
+        let documents = [document(0, "text")];
+        for query in ["", " , ", "a b c"] {
+            let options = Options {
+                excerpt: excerpting(query),
+                ..Options::default()
+            };
+            assert_eq!(run(&documents, 100, options), Err(Error::EmptyQuery));
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(48))]
+
+        /// `--excerpt-query` only adds: whatever the policy, the documents
+        /// selected whole are the same with and without it.
+        #[test]
+        fn excerpts_never_change_the_whole_document_selection(
+            sizes in proptest::collection::vec((1usize..40, proptest::bool::ANY), 1..7),
+            budget in 20u64..400,
+            policy in 0usize..3,
+        ) {
+            let documents: Vec<Document> = sizes
+                .iter()
+                .enumerate()
+                .map(|(i, &(lines, hit))| {
+                    let text: Vec<String> = (0..lines)
+                        .map(|l| {
+                            if hit && l == lines / 2 {
+                                "a needle".to_owned()
+                            } else {
+                                format!("words {l} here")
+                            }
+                        })
+                        .collect();
+                    document(i, &text.join("\n"))
+                })
+                .collect();
+            let policy = Policy::ALL[policy];
+            let without = run(&documents, budget, with_policy(policy)).unwrap();
+            let options = Options { policy, excerpt: excerpting("needle"), ..Options::default() };
+            let with = run(&documents, budget, options).unwrap();
+            proptest::prop_assert_eq!(whole(&with), whole(&without));
+            proptest::prop_assert!(with.used_tokens >= without.used_tokens);
+            proptest::prop_assert!(with.used_tokens as u64 <= budget);
+        }
     }
 }

@@ -228,6 +228,32 @@ fn focuses_a_text_on_a_query() {
     );
     assert_eq!(run.status, 0);
     assert_eq!(run.stdout, "[...]\ntwo\nthe needle\nfour\n[...]\n");
+    // A final newline ends the last line: no gap after it.
+    let run = exec_with_stdin(
+        &["focus", "--query", "ff", "--context", "0"],
+        b"aa\nbb\ncc\ndd\nee\nff\n",
+    );
+    assert_eq!(run.stdout, "[...]\nff\n");
+    // Without a query, the text comes back byte for byte.
+    for text in [&b"a\nb"[..], b"a\r\nb\r\n"] {
+        assert_eq!(exec_with_stdin(&["focus"], text).stdout.as_bytes(), text);
+    }
+    // CRLF text gets CRLF gap lines.
+    let run = exec_with_stdin(
+        &["focus", "--query", "hit", "--context", "0"],
+        b"a\r\nhit\r\nb\r\n",
+    );
+    assert_eq!(run.stdout, "[...]\r\nhit\r\n[...]\r\n");
+    // A query without a usable term is a usage error.
+    let run = exec_with_stdin(&["focus", "--query", "a b"], b"a b\n");
+    assert_eq!((run.status, run.stdout.as_str()), (2, ""));
+    assert!(
+        run.stderr
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("error[usage]: ")
+    );
     let run = exec_with_stdin(&["focus", "--query", "absent"], b"one\ntwo");
     assert_eq!(
         run.stdout,
