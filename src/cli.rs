@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
+mod batch;
+
 use packer::budget::MAX_BUDGET_VALUE;
 use packer::error::EXIT_OK;
 use packer::fixture::{self, DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
@@ -45,6 +47,9 @@ pub enum Command {
     /// Validate a fixture and its budget; print a one-line summary
     #[command(after_help = EXIT_CODES)]
     Validate(ValidateArgs),
+    /// Pack JSON Lines of fixtures: one result line per input line, in order
+    #[command(after_help = batch::AFTER_HELP)]
+    Batch(batch::BatchArgs),
     /// Print the exact ordinary-text token count of raw text
     Count(CountArgs),
     /// List the encodings and models that map to them
@@ -478,6 +483,7 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
     match cli.command {
         Command::Pack(args) => pack(args),
         Command::Validate(args) => validate(args),
+        Command::Batch(args) => batch::batch(args),
         Command::Count(args) => count(args),
         Command::Encodings => encodings(),
         Command::Focus(args) => focus(args),

@@ -60,6 +60,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod batch;
 pub mod budget;
 pub mod collect;
 pub mod envelope;

@@ -1,0 +1,244 @@
+//! `packer batch`, black box: one result line per input line, in order, each
+//! equal to what `packer pack` gives for the same bytes.
+
+use std::fs;
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+struct Run {
+    status: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(args: &[&str], stdin: &[u8]) -> Run {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_packer"));
+    command.current_dir(root()).env_clear();
+    let output = assert_cmd::Command::from_std(command)
+        .args(args)
+        .write_stdin(stdin.to_vec())
+        .output()
+        .unwrap();
+    Run {
+        status: output.status.code().unwrap(),
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr: String::from_utf8(output.stderr).unwrap(),
+    }
+}
+
+/// Every bundled fixture, valid and invalid, as one line of bytes (newlines
+/// are JSON whitespace, so the line means what the file means).
+fn fixture_lines() -> Vec<(String, Vec<u8>)> {
+    let mut paths: Vec<PathBuf> = ["fixtures", "fixtures/invalid"]
+        .iter()
+        .flat_map(|dir| fs::read_dir(root().join(dir)).unwrap())
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| {
+            let bytes: Vec<u8> = fs::read(&path)
+                .unwrap()
+                .into_iter()
+                .map(|b| if b == b'\n' { b' ' } else { b })
+                .collect();
+            (path.display().to_string(), bytes)
+        })
+        .collect()
+}
+
+/// What `packer pack` says about `line`: its output object, or the error
+/// object made of its `error[CODE]: MESSAGE` line.
+fn pack_alone(line: &[u8], args: &[&str]) -> (Value, i32) {
+    let mut pack_args = vec!["pack", "-"];
+    pack_args.extend_from_slice(args);
+    let alone = run(&pack_args, line);
+    if alone.status == 0 {
+        (serde_json::from_str(&alone.stdout).unwrap(), 0)
+    } else {
+        let first = alone.stderr.lines().next().unwrap();
+        let (code, message) = first
+            .strip_prefix("error[")
+            .and_then(|rest| rest.split_once("]: "))
+            .unwrap();
+        let object = serde_json::json!({"errors": [{"code": code, "message": message}]});
+        (object, alone.status)
+    }
+}
+
+#[test]
+fn every_bundled_fixture_gives_the_line_pack_gives_in_input_order() {
+    let lines = fixture_lines();
+    for args in [&[][..], &["--policy", "max-fill", "--note-omissions"][..]] {
+        let mut input = Vec::new();
+        for (_, bytes) in &lines {
+            input.extend_from_slice(bytes);
+            input.push(b'\n');
+        }
+        let mut batch_args = vec!["batch"];
+        batch_args.extend_from_slice(args);
+        let batch = run(&batch_args, &input);
+        let outputs: Vec<&str> = batch.stdout.split_terminator('\n').collect();
+        assert_eq!(outputs.len(), lines.len());
+        let mut statuses = Vec::new();
+        for ((name, bytes), output) in lines.iter().zip(&outputs) {
+            let (expected, status) = pack_alone(bytes, args);
+            let got: Value = serde_json::from_str(output).unwrap();
+            assert_eq!(got, expected, "{name} {args:?}");
+            statuses.push(status);
+        }
+        assert!(statuses.contains(&0) && statuses.contains(&3) && statuses.contains(&4));
+        assert_eq!(batch.status, 3, "invalid lines outrank does-not-fit lines");
+        let failed = statuses.iter().filter(|&&s| s != 0).count();
+        assert_eq!(batch.stderr.lines().count(), failed);
+    }
+}
+
+#[test]
+fn each_result_is_the_compact_form_of_packs_output() {
+    let guide = fs::read(root().join("fixtures/guide.json")).unwrap();
+    let line: Vec<u8> = guide
+        .iter()
+        .map(|&b| if b == b'\n' { b' ' } else { b })
+        .collect();
+    for format in ["json", "summary"] {
+        let batch = run(&["batch", "--format", format], &line);
+        assert_eq!(batch.status, 0);
+        let alone = run(&["pack", "-", "--format", format], &line);
+        // Same keys in the same order, same values: only the whitespace differs.
+        let compact: String = {
+            let value: Value = serde_json::from_str(&alone.stdout).unwrap();
+            let mut text = serde_json::to_string(&value).unwrap();
+            text.push('\n');
+            text
+        };
+        assert_eq!(
+            serde_json::from_str::<Value>(&batch.stdout).unwrap(),
+            serde_json::from_str::<Value>(&compact).unwrap()
+        );
+        assert_eq!(batch.stdout.lines().count(), 1);
+        let keys = |text: &str| -> Vec<String> {
+            text.split('"')
+                .skip(1)
+                .step_by(2)
+                .filter(|k| k.chars().all(|c| c.is_ascii_alphabetic()))
+                .map(str::to_string)
+                .take(12)
+                .collect()
+        };
+        assert_eq!(keys(&batch.stdout), keys(&alone.stdout), "key order");
+    }
+}
+
+/// A small fixture whose single document's id and content name `i`.
+fn small_fixture(i: usize) -> String {
+    format!(
+        r#"{{"budget":{{"contextTokens":{},"reservedOtherInputTokens":0,"reservedOutputTokens":0,"safetyTokens":0}},"documents":[{{"id":"doc-{i}","url":"https://example.com/{i}","format":"text","content":"Document number {i} says hello.","truncated":false}},{{"id":"big-{i}","url":"https://example.com/big/{i}","format":"text","content":"{}","truncated":false}}]}}"#,
+        40 + i % 7,
+        "many words ".repeat(1 + i % 13)
+    )
+}
+
+#[test]
+fn thousands_of_lines_come_back_in_order_with_bad_lines_in_place() {
+    let mut input = String::new();
+    let n = 3000;
+    for i in 0..n {
+        if i % 101 == 7 {
+            input.push_str("{\"documents\": [oops]}\n");
+        } else {
+            input.push_str(&small_fixture(i));
+            input.push('\n');
+        }
+    }
+    let batch = run(&["batch", "--format", "summary"], input.as_bytes());
+    assert_eq!(batch.status, 3);
+    let outputs: Vec<Value> = batch
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(outputs.len(), n);
+    for (i, output) in outputs.iter().enumerate() {
+        if i % 101 == 7 {
+            assert_eq!(output["errors"][0]["code"], "invalid-json", "line {i}");
+        } else {
+            assert_eq!(output["decisions"][0]["id"], format!("doc-{i}"), "line {i}");
+            assert_eq!(output["availableTokens"], 40 + i as u64 % 7);
+            assert!(output.get("payloadText").is_none());
+        }
+    }
+    let first_error = batch.stderr.lines().next().unwrap();
+    assert_eq!(
+        first_error,
+        "error[invalid-json]: input line 8: the input is not valid JSON at line 1 column 16"
+    );
+}
+
+#[test]
+fn a_line_over_the_limit_is_refused_and_the_next_line_is_read_whole() {
+    let small = small_fixture(1);
+    let big = small_fixture(12);
+    assert!(big.len() > small.len());
+    let limit = small.len().to_string();
+    let input = format!("{big}\n{small}\n{big}");
+    let batch = run(&["batch", "--max-input-bytes", &limit], input.as_bytes());
+    assert_eq!(batch.status, 3);
+    let outputs: Vec<Value> = batch
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let too_large = serde_json::json!({"errors": [{"code": "input-too-large",
+        "message": format!("the input is larger than {limit} bytes; raise --max-input-bytes to accept it")}]});
+    assert_eq!(outputs.len(), 3);
+    assert_eq!(outputs[0], too_large);
+    assert_eq!(outputs[1]["selectedIds"][0], "doc-1");
+    assert_eq!(outputs[2], too_large);
+}
+
+#[test]
+fn an_empty_input_is_an_empty_successful_batch_and_blank_lines_are_bad_lines() {
+    let empty = run(&["batch"], b"");
+    assert_eq!((empty.status, empty.stdout.as_str()), (0, ""));
+    let blank = run(&["batch"], format!("\n{}\n", small_fixture(2)).as_bytes());
+    assert_eq!(blank.status, 3);
+    let lines: Vec<&str> = blank.stdout.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0].starts_with(r#"{"errors":[{"code":"invalid-json""#));
+}
+
+#[test]
+fn only_lines_that_do_not_fit_exit_4_and_all_good_lines_exit_0() {
+    let fits = small_fixture(3);
+    let good = run(&["batch"], format!("{fits}\n{fits}\n").as_bytes());
+    assert_eq!((good.status, good.stderr.as_str()), (0, ""));
+    let tight = run(
+        &["batch", "--context-tokens", "2"],
+        format!("{fits}\n").as_bytes(),
+    );
+    assert_eq!(tight.status, 4);
+    assert!(
+        tight
+            .stdout
+            .starts_with(r#"{"errors":[{"code":"empty-envelope-does-not-fit""#)
+    );
+}
+
+#[test]
+fn a_bad_flag_is_a_usage_error_before_any_line_is_read() {
+    let bad = run(
+        &["batch", "--model", "no-such-model"],
+        small_fixture(1).as_bytes(),
+    );
+    assert_eq!(bad.status, 2);
+    assert_eq!(bad.stdout, "");
+}
