@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use crate::error::{EXIT_DOES_NOT_FIT, EXIT_FAILURE, EXIT_INVALID_INPUT, EXIT_OK};
 use crate::fixture::{Fixture, Limits};
-use crate::output::Summary;
+use crate::output::{ErrorList, ErrorRecord, Refusal, Summary};
 use crate::{Error, Request};
 
 /// At most this many lines are held (read, being packed, or rendered) per chunk.
@@ -87,10 +87,19 @@ impl BatchReport {
 pub struct LineError {
     /// The 1-based input line.
     pub line: u64,
-    /// The stable code (`invalid-json`, ...; `internal` for a bug).
-    pub code: &'static str,
-    /// The message, as `packer pack` would print it.
-    pub message: String,
+    /// The exit status `packer pack` would have ended with.
+    pub status: i32,
+    /// The `error[CODE]: MESSAGE` lines `packer pack` would print on
+    /// standard error (one per problem).
+    pub messages: Vec<String>,
+}
+
+/// What packing one line gave: its output line, its status, and its
+/// diagnostics.
+struct Packed {
+    out: Vec<u8>,
+    status: i32,
+    messages: Vec<String>,
 }
 
 /// A line as read: its bytes, or the fact that it was longer than the limit
@@ -120,30 +129,21 @@ pub fn run(
     for chunk in chunks {
         let chunk = chunk.map_err(|error| Error::UnreadableInput { kind: error.kind() })?;
         let first_line = report.lines + 1;
-        let results: Vec<(Vec<u8>, Result<(), Error>, bool)> = chunk
+        let results: Vec<Packed> = chunk
             .into_par_iter()
             .map(|line| pack_line(line, options))
             .collect();
-        for (offset, (bytes, outcome, panicked)) in results.into_iter().enumerate() {
-            let status = match (&outcome, panicked) {
-                (_, true) => EXIT_FAILURE,
-                (Ok(()), false) => EXIT_OK,
-                (Err(error), false) => error.exit_status(),
-            };
-            report.record(status);
-            if status != EXIT_OK {
-                let (code, message) = match &outcome {
-                    Err(error) if !panicked => (error.code(), error.to_string()),
-                    _ => ("internal", INTERNAL.to_string()),
-                };
+        for (offset, packed) in results.into_iter().enumerate() {
+            report.record(packed.status);
+            if packed.status != EXIT_OK {
                 on_error(&LineError {
                     line: first_line + offset as u64,
-                    code,
-                    message,
+                    status: packed.status,
+                    messages: packed.messages,
                 });
             }
             output
-                .write_all(&bytes)
+                .write_all(&packed.out)
                 .map_err(|error| Error::Output { kind: error.kind() })?;
         }
     }
@@ -214,51 +214,83 @@ fn read_line(input: &mut impl BufRead, limit: u64) -> io::Result<Option<Line>> {
     Ok(Some(Line::Bytes(bytes)))
 }
 
-/// Packs one line: its output line, the outcome, and whether packing panicked.
-fn pack_line(line: Line, options: &BatchOptions) -> (Vec<u8>, Result<(), Error>, bool) {
+/// Packs one line into what `packer pack --format json|summary` prints for
+/// it, compact on one line: the output object; for something that does not
+/// fit, the object with `"error"`; for invalid input, `{"errors":[...]}`.
+fn pack_line(line: Line, options: &BatchOptions) -> Packed {
     let packed = catch_unwind(AssertUnwindSafe(|| {
         let bytes = match line {
             Line::Bytes(bytes) => bytes,
             Line::TooLarge => {
-                return Err(Error::InputTooLarge {
+                let error = Error::InputTooLarge {
                     limit: options.limits.max_input_bytes,
-                });
+                    size: None,
+                };
+                return refused(&error, None);
             }
         };
-        let fixture = Fixture::from_bytes(&bytes, &options.limits)?;
-        let outcome = crate::pack(&fixture, &options.request)?;
-        let mut out = Vec::with_capacity(bytes.len() + 512);
+        let fixture = match Fixture::from_bytes(&bytes, &options.limits) {
+            Ok(fixture) => fixture,
+            Err(error) => return refused(&error, None),
+        };
+        let request = &options.request;
+        let outcome = match crate::pack(&fixture, request) {
+            Ok(outcome) => outcome,
+            Err(error) => {
+                let refusal = crate::settings(&fixture, request)
+                    .ok()
+                    .and_then(|settings| {
+                        Refusal::new(&fixture, &settings, request.options.policy, &error)
+                    });
+                return refused(&error, refusal.as_ref());
+            }
+        };
         let summary = Summary::new(&fixture, &outcome, options.with_payload);
-        serde_json::to_writer(&mut out, &summary).expect("writing to a Vec cannot fail");
-        out.push(b'\n');
-        Ok(out)
+        Packed {
+            out: json_line(&summary),
+            status: EXIT_OK,
+            messages: Vec::new(),
+        }
     }));
-    match packed {
-        Ok(Ok(out)) => (out, Ok(()), false),
-        Ok(Err(error)) => (
-            errors_line(&error.to_string(), error.code()),
-            Err(error),
-            false,
-        ),
-        Err(_) => (errors_line(INTERNAL, "internal"), Ok(()), true),
+    packed.unwrap_or_else(|_| {
+        let list = ErrorList {
+            errors: vec![ErrorRecord {
+                code: "internal",
+                message: INTERNAL.into(),
+                document: None,
+                field: None,
+                line: None,
+                column: None,
+            }],
+            more_errors: 0,
+        };
+        Packed {
+            out: json_line(&list),
+            status: EXIT_FAILURE,
+            messages: list.lines(),
+        }
+    })
+}
+
+/// The line for an error: the refusal object when something does not fit,
+/// else the list of problems.
+fn refused(error: &Error, refusal: Option<&Refusal<'_>>) -> Packed {
+    let list = ErrorList::new(error);
+    let messages = list.lines();
+    let out = match refusal {
+        Some(refusal) => json_line(refusal),
+        None => json_line(&list),
+    };
+    Packed {
+        out,
+        status: error.exit_status(),
+        messages,
     }
 }
 
-/// `{"errors":[{"code":CODE,"message":MESSAGE}]}` and a newline.
-fn errors_line(message: &str, code: &str) -> Vec<u8> {
-    #[derive(Serialize)]
-    struct Errors<'a> {
-        errors: [ErrorObject<'a>; 1],
-    }
-    #[derive(Serialize)]
-    struct ErrorObject<'a> {
-        code: &'a str,
-        message: &'a str,
-    }
-    let mut out = serde_json::to_vec(&Errors {
-        errors: [ErrorObject { code, message }],
-    })
-    .expect("serializing strings cannot fail");
+/// `value` as compact JSON and a newline.
+fn json_line(value: &impl Serialize) -> Vec<u8> {
+    let mut out = serde_json::to_vec(value).expect("the output types always serialize");
     out.push(b'\n');
     out
 }

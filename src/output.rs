@@ -132,6 +132,36 @@ pub struct Refusal<'a> {
     pub error: RefusalError,
 }
 
+impl<'a> Refusal<'a> {
+    /// The refusal object for `error`, if it is one of the two exit-4
+    /// errors (something does not fit).
+    pub fn new(
+        fixture: &'a Fixture,
+        settings: &Settings,
+        policy: Policy,
+        error: &Error,
+    ) -> Option<Refusal<'a>> {
+        let (shortfall, decisions) = error.shortfall()?;
+        Some(Refusal {
+            encoding: settings.encoding.name(),
+            policy: policy.name(),
+            budget: settings.budget,
+            available_tokens: settings.available_tokens,
+            selected_ids: Vec::new(),
+            skipped: Vec::new(),
+            decisions: decisions
+                .iter()
+                .map(|d| DecisionRecord::new(fixture, d))
+                .collect(),
+            error: RefusalError {
+                code: error.code(),
+                message: error.to_string(),
+                shortfall_tokens: shortfall,
+            },
+        })
+    }
+}
+
 /// The `error` member of a [`Refusal`].
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -401,25 +431,11 @@ pub fn write_refusal(
     };
     match format {
         Format::Json | Format::Summary => {
-            let refusal = Refusal {
-                encoding: settings.encoding.name(),
-                policy: policy.name(),
-                budget: settings.budget,
-                available_tokens: settings.available_tokens,
-                selected_ids: Vec::new(),
-                skipped: Vec::new(),
-                decisions: decisions
-                    .iter()
-                    .map(|d| DecisionRecord::new(fixture, d))
-                    .collect(),
-                error: RefusalError {
-                    code: error.code(),
-                    message: error.to_string(),
-                    shortfall_tokens: shortfall,
-                },
-            };
-            serde_json::to_writer_pretty(&mut *out, &refusal)?;
-            out.write_all(b"\n")
+            if let Some(refusal) = Refusal::new(fixture, settings, policy, error) {
+                serde_json::to_writer_pretty(&mut *out, &refusal)?;
+                out.write_all(b"\n")?;
+            }
+            Ok(())
         }
         Format::Payload => Ok(()),
         Format::Report => {

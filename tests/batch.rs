@@ -55,23 +55,15 @@ fn fixture_lines() -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-/// What `packer pack` says about `line`: its output object, or the error
-/// object made of its `error[CODE]: MESSAGE` line.
-fn pack_alone(line: &[u8], args: &[&str]) -> (Value, i32) {
+/// What `packer pack --format json` prints for `line` (the output object,
+/// the object with `"error"`, or `{"errors":[...]}`), its exit status and its
+/// standard error.
+fn pack_alone(line: &[u8], args: &[&str]) -> (Value, i32, String) {
     let mut pack_args = vec!["pack", "-"];
     pack_args.extend_from_slice(args);
     let alone = run(&pack_args, line);
-    if alone.status == 0 {
-        (serde_json::from_str(&alone.stdout).unwrap(), 0)
-    } else {
-        let first = alone.stderr.lines().next().unwrap();
-        let (code, message) = first
-            .strip_prefix("error[")
-            .and_then(|rest| rest.split_once("]: "))
-            .unwrap();
-        let object = serde_json::json!({"errors": [{"code": code, "message": message}]});
-        (object, alone.status)
-    }
+    let value = serde_json::from_str(&alone.stdout).unwrap();
+    (value, alone.status, alone.stderr)
 }
 
 #[test]
@@ -89,16 +81,20 @@ fn every_bundled_fixture_gives_the_line_pack_gives_in_input_order() {
         let outputs: Vec<&str> = batch.stdout.split_terminator('\n').collect();
         assert_eq!(outputs.len(), lines.len());
         let mut statuses = Vec::new();
-        for ((name, bytes), output) in lines.iter().zip(&outputs) {
-            let (expected, status) = pack_alone(bytes, args);
+        let mut stderr = String::new();
+        for (number, ((name, bytes), output)) in lines.iter().zip(&outputs).enumerate() {
+            let (expected, status, alone_stderr) = pack_alone(bytes, args);
             let got: Value = serde_json::from_str(output).unwrap();
             assert_eq!(got, expected, "{name} {args:?}");
             statuses.push(status);
+            for message in alone_stderr.lines() {
+                let (code, rest) = message.split_once("]: ").unwrap();
+                stderr.push_str(&format!("{code}]: input line {}: {rest}\n", number + 1));
+            }
         }
         assert!(statuses.contains(&0) && statuses.contains(&3) && statuses.contains(&4));
         assert_eq!(batch.status, 3, "invalid lines outrank does-not-fit lines");
-        let failed = statuses.iter().filter(|&&s| s != 0).count();
-        assert_eq!(batch.stderr.lines().count(), failed);
+        assert_eq!(batch.stderr, stderr);
     }
 }
 
@@ -179,7 +175,8 @@ fn thousands_of_lines_come_back_in_order_with_bad_lines_in_place() {
     let first_error = batch.stderr.lines().next().unwrap();
     assert_eq!(
         first_error,
-        "error[invalid-json]: input line 8: the input is not valid JSON at line 1 column 16"
+        "error[invalid-json]: input line 8: the input is not valid JSON at line 1 column 16: \
+         expected a value (a string in double quotes, a number, an object, an array, true, false or null)"
     );
 }
 
@@ -197,8 +194,9 @@ fn a_line_over_the_limit_is_refused_and_the_next_line_is_read_whole() {
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
-    let too_large = serde_json::json!({"errors": [{"code": "input-too-large",
-        "message": format!("the input is larger than {limit} bytes; raise --max-input-bytes to accept it")}]});
+    let (too_large, status, _) = pack_alone(big.as_bytes(), &["--max-input-bytes", &limit]);
+    assert_eq!(status, 3);
+    assert_eq!(too_large["errors"][0]["code"], "input-too-large");
     assert_eq!(outputs.len(), 3);
     assert_eq!(outputs[0], too_large);
     assert_eq!(outputs[1]["selectedIds"][0], "doc-1");
@@ -226,11 +224,9 @@ fn only_lines_that_do_not_fit_exit_4_and_all_good_lines_exit_0() {
         format!("{fits}\n").as_bytes(),
     );
     assert_eq!(tight.status, 4);
-    assert!(
-        tight
-            .stdout
-            .starts_with(r#"{"errors":[{"code":"empty-envelope-does-not-fit""#)
-    );
+    let refusal: Value = serde_json::from_str(&tight.stdout).unwrap();
+    assert_eq!(refusal["error"]["code"], "empty-envelope-does-not-fit");
+    assert_eq!(refusal["decisions"][0]["reason"], "not-tried");
 }
 
 #[test]

@@ -102,10 +102,13 @@ pub fn batch(args: BatchArgs) -> Result<i32, Error> {
         with_payload: args.format == BatchFormatArg::Json,
     };
     let on_error = |error: &batch::LineError| {
-        eprintln!(
-            "error[{}]: input line {}: {}",
-            error.code, error.line, error.message
-        );
+        for message in &error.messages {
+            // `error[CODE]: MESSAGE` becomes `error[CODE]: input line N: MESSAGE`.
+            match message.split_once("]: ") {
+                Some((code, rest)) => eprintln!("{code}]: input line {}: {rest}", error.line),
+                None => eprintln!("{message}"),
+            }
+        }
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
