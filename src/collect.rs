@@ -167,7 +167,7 @@ pub struct Collection {
     pub documents: Vec<CollectedDocument>,
     /// Files left out, with why, sorted by path.
     pub skipped: Vec<(String, SkipReason)>,
-    /// The Git checkout, when the directory is in one.
+    /// The Git checkout the urls were derived from (without a base URL).
     pub checkout: Option<git::Checkout>,
 }
 
@@ -293,7 +293,12 @@ pub fn collect(
     }
     let globs = glob_filter(dir, &options.globs)?;
     let priorities = priority::Matcher::new(dir, &options.priorities)?;
-    let checkout = git::checkout(dir);
+    // Git is asked only when the urls come from it.
+    let checkout = options
+        .base_url
+        .is_none()
+        .then(|| git::checkout(dir))
+        .flatten();
     let base = match &options.base_url {
         Some(url) => url.clone(),
         None => checkout
