@@ -84,7 +84,10 @@ fn packer(cwd: &Path, args: &[&str], stdin: &[u8]) -> Run {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    // A process that stops before reading (a usage error) closes the pipe.
+    if let Err(error) = child.stdin.take().unwrap().write_all(stdin) {
+        assert_eq!(error.kind(), std::io::ErrorKind::BrokenPipe);
+    }
     let output = child.wait_with_output().unwrap();
     Run {
         status: output.status.code().unwrap(),
