@@ -406,6 +406,12 @@ fn walk(
         };
         files.push((id_of(relative), entry.into_path()));
         progress(files.len());
+        // Stop early rather than walk a whole disk.
+        if options.files_from.is_none() && files.len() > options.max_files {
+            return Err(Error::TooManyFiles {
+                limit: options.max_files,
+            });
+        }
     }
     files.sort();
     Ok(files)
@@ -453,8 +459,13 @@ fn listed(
         let reason = if relative.components().any(|c| c.as_os_str() == GIT_DIR) {
             SkipReason::GitInternal
         } else {
+            let escapes = path
+                .canonicalize()
+                .is_ok_and(|real| !real.starts_with(&canonical_dir));
             match fs::symlink_metadata(&path) {
                 Err(_) => SkipReason::Missing,
+                // Through a symbolic link to a directory elsewhere.
+                Ok(_) if escapes => SkipReason::OutsideDirectory,
                 Ok(m) if !m.is_file() => SkipReason::NotAFile,
                 Ok(_) => {
                     let hidden = relative

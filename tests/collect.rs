@@ -708,6 +708,7 @@ fn files_from_collects_exactly_the_listed_paths_and_reports_every_skip() {
     let outside = tempfile::tempdir().unwrap();
     write_tree(outside.path(), &[("elsewhere.txt", "x\n")]);
     let outside_file = outside.path().join("elsewhere.txt");
+    std::os::unix::fs::symlink(outside.path(), root.join("link")).unwrap();
     let list = [
         "README.md",
         "./docs/a b.md",
@@ -722,6 +723,8 @@ fn files_from_collects_exactly_the_listed_paths_and_reports_every_skip() {
         "src",
         "gone.rs",
         "src/skip.rs",
+        "link/elsewhere.txt",
+        "link",
     ];
     let expected_skips = [
         ("../outside.txt", "outside-directory"),
@@ -729,6 +732,8 @@ fn files_from_collects_exactly_the_listed_paths_and_reports_every_skip() {
         (".git/config", "git-internal"),
         ("gone.rs", "missing"),
         ("keys.txt", "contains-secret"),
+        ("link", "outside-directory"),
+        ("link/elsewhere.txt", "outside-directory"),
         ("secret.txt", "ignored"),
         ("src", "not-a-file"),
         ("src/skip.rs", "excluded-by-glob"),
@@ -1017,4 +1022,28 @@ fn five_thousand_files_pack_in_one_command_without_raising_limits() {
         run.stdout
             .contains(&format!("https://github.com/o/r/blob/{head}/d00/f0000.rs"))
     );
+}
+
+#[test]
+fn a_tree_with_too_many_files_is_refused_early() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..20 {
+        write_tree(dir.path(), &[(&format!("f{i}.txt"), "x\n")]);
+    }
+    let limited = CollectOptions {
+        max_files: 10,
+        ..options(&[])
+    };
+    let error = collect::collect(dir.path(), &limited, |_| {}).unwrap_err();
+    assert_eq!(error.code(), "too-many-files");
+    assert_eq!(
+        error.to_string(),
+        "the directory holds more than 10 files; narrow it with --glob or raise --max-files"
+    );
+    let small = CollectOptions {
+        max_total_bytes: 30,
+        ..options(&[])
+    };
+    let error = collect::collect(dir.path(), &small, |_| {}).unwrap_err();
+    assert!(error.to_string().contains("raise --max-total-bytes"));
 }
