@@ -1,0 +1,90 @@
+"""packer for Python: exact, whole-document context packing for LLM agents.
+
+``pack`` selects whole documents whose complete serialized payload, counted
+exactly with the model's tokenizer, fits an explicit token budget, and
+returns the same object as ``packer pack --format json``: the exact
+``payloadText``, ``usedTokens`` (its exact count, never above
+``availableTokens``) and a decision with numbers for every document.
+``count`` is the exact ordinary-text token count of a text. Both release the
+GIL while they work, so threads pack in parallel.
+
+Every refusal raises ``PackerError`` with the command line's stable ``code``,
+its ``exit_status`` and its ``message``; messages never quote the capture.
+"""
+
+from typing import Any, Literal, Mapping, Optional, Union
+
+__version__: str
+
+Policy = Literal["in-order", "priority", "max-fill"]
+EncodingName = Literal[
+    "cl100k_base", "o200k_base", "o200k_harmony", "p50k_base", "p50k_edit", "r50k_base"
+]
+
+class PackerError(Exception):
+    """packer refused the input or could not pack it.
+
+    ``code`` is the stable code ``packer pack`` prints as ``error[CODE]``
+    (``invalid-json``, ``duplicate-id``, ``required-does-not-fit``, ...), or
+    ``usage`` for a bad argument (the command line's usage errors);
+    ``exit_status`` is the status the command line exits with (2 usage,
+    3 invalid input, 4 does not fit); ``message`` (also ``str(error)``) is the
+    command line's message.
+    """
+
+    code: str
+    exit_status: int
+    message: str
+
+def pack(
+    fixture: Union[Mapping[str, Any], str, bytes, bytearray],
+    *,
+    policy: Optional[Policy] = None,
+    budget: Optional[int] = None,
+    encoding: Optional[EncodingName] = None,
+    model: Optional[str] = None,
+    context_tokens: Optional[int] = None,
+    reserved_other_input_tokens: Optional[int] = None,
+    reserved_output_tokens: Optional[int] = None,
+    safety_tokens: Optional[int] = None,
+    note_omissions: bool = False,
+    excerpt_query: Optional[str] = None,
+    excerpt_context: Optional[int] = None,
+    excerpt_max_chars: Optional[int] = None,
+    max_input_bytes: Optional[int] = None,
+    max_documents: Optional[int] = None,
+    payload: bool = True,
+) -> dict[str, Any]:
+    """Pack a fixture; return the object ``packer pack --format json`` prints.
+
+    ``fixture`` is the capture: a dict (serialized as compact JSON), or its
+    JSON text as ``str`` or ``bytes`` (read exactly as ``packer pack`` reads a
+    file). Each keyword is the ``packer pack`` option of the same name and
+    overrides the fixture: ``policy`` (default ``"in-order"``), ``encoding`` or
+    ``model`` (e.g. ``"gpt-4o"``), the four budget values, or ``budget=N`` for
+    ``contextTokens`` N with every reservation 0; ``note_omissions``;
+    ``excerpt_query`` (with ``excerpt_context``, ``excerpt_max_chars``);
+    ``max_input_bytes`` (default 1,048,576, counted on the bytes or the
+    serialized dict) and ``max_documents`` (default 100). With
+    ``payload=False`` the result omits ``payloadText`` (``--format summary``).
+
+    Raises ``PackerError`` for every input ``packer pack`` refuses, with the
+    same code, exit status and message; ``TypeError`` for a dict that JSON
+    cannot serialize.
+    """
+
+def count(
+    text: Union[str, bytes],
+    *,
+    encoding: Optional[EncodingName] = None,
+    model: Optional[str] = None,
+) -> int:
+    """The exact ordinary-text token count of ``text`` (as ``packer count``).
+
+    Text that looks like a special token (``<|endoftext|>``) counts as plain
+    text. The default encoding is ``cl100k_base``. ``bytes`` that are not
+    UTF-8 raise ``PackerError`` with code ``invalid-utf8``.
+    """
+
+def encodings() -> list[tuple[str, list[str]]]:
+    """Every encoding packer counts with, with example models that use it."""

@@ -1,0 +1,370 @@
+//! `packer_context`: packer for Python.
+//!
+//! A thin shell over the packer library, as the command line is: it turns
+//! Python arguments into a [`packer::Request`] and a fixture's bytes, calls
+//! [`packer::pack`] with the GIL released, and turns the result back into
+//! the object `packer pack --format json` prints (or the error into
+//! `PackerError` with the command line's code, exit status and message).
+//! No packing logic lives here.
+
+use packer::budget::MAX_BUDGET_VALUE;
+use packer::error::EXIT_USAGE;
+use packer::fixture::{DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
+use packer::output::{ErrorList, Refusal, Summary};
+use packer::pack::ExcerptOptions;
+use packer::{Counter, Encoding, Error, Fixture, Limits, Options, PartialBudget, Policy, Request};
+use pyo3::exceptions::{PyException, PyOverflowError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
+
+pyo3::create_exception!(
+    packer_context,
+    PackerError,
+    PyException,
+    "Raised when packer refuses an input or cannot pack it.\n\n\
+     `code` is the command line's stable code (`duplicate-id`, `required-does-not-fit`, ...; \
+     `usage` for a bad argument), `exit_status` the status `packer pack` exits with, and \
+     `message` (also `str(error)`) its message, which never quotes the capture."
+);
+
+/// A packer failure on its way to Python: what `packer pack --format json`
+/// would print about it, as JSON text.
+struct Failure {
+    code: &'static str,
+    exit_status: i32,
+    /// `{"errors":[...]}` (one problem for most errors, several for a
+    /// fixture with several problems).
+    errors: String,
+    /// For something that does not fit: the object with `"error"` and a
+    /// decision per document.
+    refusal: Option<String>,
+}
+
+impl Failure {
+    fn new(error: &Error, refusal: Option<String>) -> Failure {
+        Failure {
+            code: error.code(),
+            exit_status: error.exit_status(),
+            errors: serde_json::to_string(&ErrorList::new(error))
+                .expect("the error list always serializes"),
+            refusal,
+        }
+    }
+
+    fn usage(message: String) -> Failure {
+        let list = serde_json::json!({"errors": [{"code": "usage", "message": message}]});
+        Failure {
+            code: "usage",
+            exit_status: EXIT_USAGE,
+            errors: list.to_string(),
+            refusal: None,
+        }
+    }
+
+    fn into_py(self, py: Python<'_>) -> PyErr {
+        self.raise(py).unwrap_or_else(|error| error)
+    }
+
+    fn raise(self, py: Python<'_>) -> PyResult<PyErr> {
+        let json = py.import("json")?;
+        let list = json.call_method1("loads", (self.errors,))?;
+        let errors = list.get_item("errors")?;
+        let message: String = errors.get_item(0)?.get_item("message")?.extract()?;
+        let more = list.call_method1("get", ("moreErrors", 0))?;
+        let error = PackerError::new_err(message.clone());
+        let value = error.value(py);
+        value.setattr("code", self.code)?;
+        value.setattr("exit_status", self.exit_status)?;
+        value.setattr("message", message)?;
+        value.setattr("errors", errors)?;
+        value.setattr("more_errors", more)?;
+        let result = match self.refusal {
+            Some(text) => json.call_method1("loads", (text,))?,
+            None => py.None().into_bound(py),
+        };
+        value.setattr("result", result)?;
+        Ok(error)
+    }
+}
+
+fn usage(py: Python<'_>, message: String) -> PyErr {
+    Failure::usage(message).into_py(py)
+}
+
+fn packer_error(py: Python<'_>, error: Error) -> PyErr {
+    Failure::new(&error, None).into_py(py)
+}
+
+/// The encoding named by `encoding` or implied by `model` (at most one).
+fn resolve_encoding(
+    py: Python<'_>,
+    encoding: Option<&str>,
+    model: Option<&str>,
+) -> PyResult<Option<Encoding>> {
+    match (encoding, model) {
+        (Some(_), Some(_)) => Err(usage(py, "give encoding or model, not both".into())),
+        (Some(name), None) => name.parse().map(Some).map_err(|_| {
+            let names: Vec<&str> = Encoding::ALL.iter().map(|e| e.name()).collect();
+            usage(py, format!("encoding must be one of {}", names.join(", ")))
+        }),
+        (None, Some(model)) => Encoding::for_model(model)
+            .map(Some)
+            .ok_or_else(|| packer_error(py, Error::UnknownModel)),
+        (None, None) => Ok(None),
+    }
+}
+
+/// A budget value given as a keyword: a whole number from 0 to 2^53-1.
+fn budget_value(
+    py: Python<'_>,
+    name: &str,
+    value: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<u64>> {
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    let out_of_range = || {
+        usage(
+            py,
+            format!("{name} must be a whole number from 0 to {MAX_BUDGET_VALUE}"),
+        )
+    };
+    match value.extract::<u64>() {
+        Ok(n) if n <= MAX_BUDGET_VALUE => Ok(Some(n)),
+        Ok(_) => Err(out_of_range()),
+        Err(error) if error.is_instance_of::<PyOverflowError>(py) => Err(out_of_range()),
+        Err(error) => Err(error),
+    }
+}
+
+fn policy(py: Python<'_>, name: Option<&str>) -> PyResult<Policy> {
+    let Some(name) = name else {
+        return Ok(Policy::default());
+    };
+    Policy::ALL
+        .into_iter()
+        .find(|policy| policy.name() == name)
+        .ok_or_else(|| {
+            usage(
+                py,
+                "policy must be one of in-order, priority, max-fill".into(),
+            )
+        })
+}
+
+/// The fixture's bytes: `bytes` as given, `str` as UTF-8, anything else
+/// (a dict) as JSON.
+fn fixture_bytes(py: Python<'_>, fixture: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(bytes) = fixture.cast::<PyBytes>() {
+        return Ok(bytes.as_bytes().to_vec());
+    }
+    if let Ok(bytes) = fixture.cast::<PyByteArray>() {
+        return Ok(bytes.to_vec());
+    }
+    if let Ok(text) = fixture.cast::<PyString>() {
+        return utf8_of(text);
+    }
+    let json = py.import("json")?;
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("ensure_ascii", false)?;
+    kwargs.set_item("separators", (",", ":"))?;
+    let text = json.call_method("dumps", (fixture,), Some(&kwargs))?;
+    let text = text.cast::<PyString>()?;
+    match text.to_cow() {
+        Ok(text) => Ok(text.as_bytes().to_vec()),
+        // A lone surrogate: let the parser see it as the escape it would
+        // be in a file, and refuse it as `unpaired-surrogate`.
+        Err(_) => Ok(json
+            .call_method1("dumps", (fixture,))?
+            .cast::<PyString>()?
+            .to_cow()?
+            .as_bytes()
+            .to_vec()),
+    }
+}
+
+/// A `str` as UTF-8; lone surrogates are kept as the (invalid) bytes they
+/// would be, so that they are refused as `invalid-utf8` at their offset.
+fn utf8_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
+    match text.to_cow() {
+        Ok(text) => Ok(text.as_bytes().to_vec()),
+        Err(_) => Ok(text
+            .call_method1("encode", ("utf-8", "surrogatepass"))?
+            .cast::<PyBytes>()?
+            .as_bytes()
+            .to_vec()),
+    }
+}
+
+/// Pack a fixture; return the object ``packer pack --format json`` prints.
+///
+/// ``fixture`` is the capture: a dict (serialized as compact JSON), or its
+/// JSON text as ``str`` or ``bytes`` (read exactly as ``packer pack`` reads a
+/// file). Each keyword is the ``packer pack`` option of the same name and
+/// overrides the fixture: ``policy`` (``"in-order"``, ``"priority"``,
+/// ``"max-fill"``), ``encoding`` or ``model`` (e.g. ``"gpt-4o"``), the four
+/// budget values, or ``budget=N`` for ``contextTokens`` N with every
+/// reservation 0; ``note_omissions``; ``excerpt_query`` (with
+/// ``excerpt_context``, ``excerpt_max_chars``); ``max_input_bytes`` (default
+/// 1,048,576, counted on the bytes or the serialized dict) and
+/// ``max_documents`` (default 100). With ``payload=False`` the result omits
+/// ``payloadText`` (``--format summary``). The GIL is released while packing.
+///
+/// Raises ``PackerError`` for every input ``packer pack`` refuses, with the
+/// same code, exit status and message; ``TypeError`` for a dict that JSON
+/// cannot serialize.
+#[pyfunction]
+#[pyo3(signature = (
+    fixture, *, policy=None, budget=None, encoding=None, model=None,
+    context_tokens=None, reserved_other_input_tokens=None, reserved_output_tokens=None,
+    safety_tokens=None, note_omissions=false, excerpt_query=None, excerpt_context=None,
+    excerpt_max_chars=None, max_input_bytes=None, max_documents=None, payload=true
+))]
+#[allow(clippy::too_many_arguments)]
+fn pack(
+    py: Python<'_>,
+    fixture: &Bound<'_, PyAny>,
+    policy: Option<&str>,
+    budget: Option<&Bound<'_, PyAny>>,
+    encoding: Option<&str>,
+    model: Option<&str>,
+    context_tokens: Option<&Bound<'_, PyAny>>,
+    reserved_other_input_tokens: Option<&Bound<'_, PyAny>>,
+    reserved_output_tokens: Option<&Bound<'_, PyAny>>,
+    safety_tokens: Option<&Bound<'_, PyAny>>,
+    note_omissions: bool,
+    excerpt_query: Option<String>,
+    excerpt_context: Option<usize>,
+    excerpt_max_chars: Option<usize>,
+    max_input_bytes: Option<u64>,
+    max_documents: Option<usize>,
+    payload: bool,
+) -> PyResult<Py<PyAny>> {
+    let policy = self::policy(py, policy)?;
+    let encoding = resolve_encoding(py, encoding, model)?;
+    let mut partial = PartialBudget {
+        context_tokens: budget_value(py, "context_tokens", context_tokens)?,
+        reserved_other_input_tokens: budget_value(
+            py,
+            "reserved_other_input_tokens",
+            reserved_other_input_tokens,
+        )?,
+        reserved_output_tokens: budget_value(py, "reserved_output_tokens", reserved_output_tokens)?,
+        safety_tokens: budget_value(py, "safety_tokens", safety_tokens)?,
+    };
+    if let Some(total) = budget_value(py, "budget", budget)? {
+        if partial != PartialBudget::default() {
+            return Err(usage(
+                py,
+                "give budget or the separate budget values, not both".into(),
+            ));
+        }
+        partial = PartialBudget {
+            context_tokens: Some(total),
+            reserved_other_input_tokens: Some(0),
+            reserved_output_tokens: Some(0),
+            safety_tokens: Some(0),
+        };
+    }
+    if excerpt_query.is_none() && (excerpt_context.is_some() || excerpt_max_chars.is_some()) {
+        return Err(usage(
+            py,
+            "excerpt_context and excerpt_max_chars need excerpt_query".into(),
+        ));
+    }
+    let request = Request {
+        encoding,
+        budget: partial,
+        options: Options {
+            policy,
+            note_omissions,
+            excerpt: excerpt_query.map(|query| ExcerptOptions {
+                query,
+                context: excerpt_context.unwrap_or(packer::focus::DEFAULT_CONTEXT),
+                max_chars: excerpt_max_chars.unwrap_or(packer::focus::DEFAULT_MAX_CHARS),
+            }),
+        },
+    };
+    let limits = Limits {
+        max_input_bytes: max_input_bytes.unwrap_or(DEFAULT_MAX_INPUT_BYTES),
+        max_documents: max_documents.unwrap_or(DEFAULT_MAX_DOCUMENTS),
+    };
+    let bytes = fixture_bytes(py, fixture)?;
+    let packed = py.detach(move || -> Result<String, Failure> {
+        let fixture =
+            Fixture::from_bytes(&bytes, &limits).map_err(|error| Failure::new(&error, None))?;
+        let outcome = packer::pack(&fixture, &request).map_err(|error| {
+            let refusal = packer::settings(&fixture, &request)
+                .ok()
+                .and_then(|settings| {
+                    Refusal::new(&fixture, &settings, request.options.policy, &error)
+                })
+                .map(|refusal| {
+                    serde_json::to_string(&refusal).expect("the refusal always serializes")
+                });
+            Failure::new(&error, refusal)
+        })?;
+        let summary = Summary::new(&fixture, &outcome, payload);
+        Ok(serde_json::to_string(&summary).expect("the output always serializes"))
+    });
+    let text = packed.map_err(|failure| failure.into_py(py))?;
+    Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
+}
+
+/// The exact ordinary-text token count of ``text`` (as ``packer count``).
+///
+/// Text that looks like a special token (``<|endoftext|>``) counts as plain
+/// text. The default encoding is ``cl100k_base``. ``bytes`` that are not
+/// UTF-8 raise ``PackerError`` with code ``invalid-utf8``. The GIL is
+/// released while counting.
+#[pyfunction]
+#[pyo3(signature = (text, *, encoding=None, model=None))]
+fn count(
+    py: Python<'_>,
+    text: &Bound<'_, PyAny>,
+    encoding: Option<&str>,
+    model: Option<&str>,
+) -> PyResult<usize> {
+    let encoding = resolve_encoding(py, encoding, model)?.unwrap_or(Encoding::Cl100kBase);
+    let bytes = if let Ok(text) = text.cast::<PyString>() {
+        utf8_of(text)?
+    } else if let Ok(bytes) = text.cast::<PyBytes>() {
+        bytes.as_bytes().to_vec()
+    } else {
+        return Err(pyo3::exceptions::PyTypeError::new_err(
+            "text must be str or bytes",
+        ));
+    };
+    py.detach(move || -> Result<usize, Error> {
+        let text = packer::fixture::utf8(&bytes)?;
+        Ok(Counter::new(encoding).count(text))
+    })
+    .map_err(|error| packer_error(py, error))
+}
+
+/// The encodings packer counts with, by name, each with example models.
+#[pyfunction]
+fn encodings() -> Vec<(&'static str, Vec<&'static str>)> {
+    Encoding::ALL
+        .into_iter()
+        .map(|encoding| (encoding.name(), encoding.example_models().to_vec()))
+        .collect()
+}
+
+/// packer for Python: exact, whole-document context packing for LLM agents.
+///
+/// ``pack`` selects whole documents whose complete serialized payload,
+/// counted exactly with the model's tokenizer, fits an explicit token budget,
+/// and returns the same object as ``packer pack --format json``. ``count`` is
+/// the exact ordinary-text token count of a text. Every refusal raises
+/// ``PackerError`` with the command line's ``code``, ``exit_status`` and
+/// ``message``.
+#[pymodule]
+fn packer_context(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(pack, m)?)?;
+    m.add_function(wrap_pyfunction!(count, m)?)?;
+    m.add_function(wrap_pyfunction!(encodings, m)?)?;
+    m.add("PackerError", m.py().get_type::<PackerError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,321 @@
+"""packer_context against the packer binary: same results, same errors.
+
+Every bundled fixture (valid and invalid) is packed by ``packer pack -`` and
+by ``packer_context.pack`` under several option sets; the results, error
+codes, exit statuses and messages must be identical. The binary is
+``$PACKER_BIN`` (default: the repository's target/debug/packer).
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+import tempfile
+import threading
+import time
+
+import pytest
+
+import packer_context as packer
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PACKER = os.environ.get("PACKER_BIN", str(ROOT / "target" / "debug" / "packer"))
+FIXTURES = sorted((ROOT / "fixtures").glob("*.json")) + sorted(
+    (ROOT / "fixtures" / "invalid").glob("*.json")
+)
+
+# (command-line flags, the same as keywords)
+OPTION_SETS = [
+    ([], {}),
+    (["--policy", "priority"], {"policy": "priority"}),
+    (["--policy", "max-fill", "--note-omissions"], {"policy": "max-fill", "note_omissions": True}),
+    (["--model", "gpt-4o", "--budget", "300"], {"model": "gpt-4o", "budget": 300}),
+    (
+        ["--encoding", "p50k_base", "--context-tokens", "400", "--safety-tokens", "7"],
+        {"encoding": "p50k_base", "context_tokens": 400, "safety_tokens": 7},
+    ),
+    (
+        ["--excerpt-query", "limit budget", "--excerpt-context", "1"],
+        {"excerpt_query": "limit budget", "excerpt_context": 1},
+    ),
+    (["--max-documents", "2"], {"max_documents": 2}),
+    (["--max-input-bytes", "600"], {"max_input_bytes": 600}),
+]
+
+SEEN_CODES = set()
+
+
+def cli(args, stdin):
+    run = subprocess.run([PACKER, *args], input=stdin, capture_output=True, check=False)
+    return run.returncode, run.stdout.decode(), run.stderr.decode()
+
+
+def stderr_messages(stderr):
+    """The (code, message) pairs of the `error[CODE]: MESSAGE` lines."""
+    pairs = []
+    for line in stderr.splitlines():
+        if line.startswith("error["):
+            code, message = line[len("error[") :].split("]: ", 1)
+            pairs.append((code, message))
+    return pairs
+
+
+def assert_same_as_cli(data, flags, keywords, fmt="json"):
+    # From a file, as Python has the whole input (a too-large input's
+    # message then states its size).
+    with tempfile.NamedTemporaryFile(suffix=".json") as file:
+        file.write(data)
+        file.flush()
+        status, stdout, stderr = cli(["pack", file.name, "--format", fmt, *flags], b"")
+    payload = fmt == "json"
+    if status == 0:
+        assert packer.pack(data, payload=payload, **keywords) == json.loads(stdout)
+        return status
+    with pytest.raises(packer.PackerError) as raised:
+        packer.pack(data, payload=payload, **keywords)
+    error = raised.value
+    SEEN_CODES.add(error.code)
+    first_code, first_message = stderr_messages(stderr)[0]
+    assert (error.code, error.exit_status, error.message) == (first_code, status, first_message)
+    assert str(error) == first_message
+    if status == 3:
+        listed = json.loads(stdout)
+        assert error.errors == listed["errors"]
+        assert error.more_errors == listed.get("moreErrors", 0)
+        assert error.result is None
+    elif status == 4:
+        assert error.result == json.loads(stdout)
+        assert error.errors[0]["code"] == error.code
+    else:
+        assert status == 2 and stdout == ""
+    return status
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.relative_to(ROOT / "fixtures").as_posix())
+def test_every_fixture_packs_as_the_cli_packs_it_under_every_option_set(path):
+    data = path.read_bytes()
+    for flags, keywords in OPTION_SETS:
+        assert_same_as_cli(data, flags, keywords)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "fixtures").glob("*.json")), ids=lambda p: p.name)
+def test_a_dict_and_a_str_pack_as_the_file_does(path):
+    data = path.read_bytes()
+    status, stdout, _ = cli(["pack", "-", "--format", "summary"], data)
+    if status != 0:
+        return
+    expected = json.loads(stdout)
+    text = data.decode("utf-8-sig")
+    assert packer.pack(text, payload=False) == expected
+    assert packer.pack(json.loads(text), payload=False) == expected
+
+
+def test_the_summary_has_no_payload_and_the_json_has_it():
+    data = (ROOT / "fixtures" / "guide.json").read_bytes()
+    assert_same_as_cli(data, [], {}, fmt="summary")
+    full = packer.pack(data)
+    summary = packer.pack(data, payload=False)
+    assert "payloadText" not in summary
+    assert {k: v for k, v in full.items() if k != "payloadText"} == summary
+    assert list(full) == list(json.loads(cli(["pack", "-"], data)[1]))
+
+
+def test_count_is_packer_count():
+    texts = [
+        "",
+        "Hello, world!",
+        "<|endoftext|> is plain text <|fim_prefix|>",
+        "  leading and trailing whitespace \n\n\t ",
+        "日本語のテキストと emoji 🙂🙂🙂",
+        (ROOT / "README.md").read_text(),
+    ]
+    for encoding in ["cl100k_base", "o200k_base", "p50k_base"]:
+        for text in texts if encoding == "cl100k_base" else texts[:-1]:
+            status, stdout, _ = cli(["count", "--encoding", encoding], text.encode())
+            assert status == 0
+            assert packer.count(text, encoding=encoding) == int(stdout)
+            assert packer.count(text.encode(), encoding=encoding) == int(stdout)
+    status, stdout, _ = cli(["count", "--model", "gpt-4o"], b"model text")
+    assert packer.count("model text", model="gpt-4o") == int(stdout)
+    assert packer.count("default text") == int(cli(["count"], b"default text")[1])
+
+
+def test_count_refuses_bytes_that_are_not_utf8_as_the_cli_does():
+    data = b"ok \xff not ok"
+    status, _, stderr = cli(["count"], data)
+    with pytest.raises(packer.PackerError) as raised:
+        packer.count(data)
+    SEEN_CODES.add(raised.value.code)
+    assert (raised.value.code, raised.value.exit_status) == ("invalid-utf8", status)
+    assert raised.value.message == stderr_messages(stderr)[0][1]
+    with pytest.raises(packer.PackerError) as raised:
+        packer.count("lone \ud800 surrogate")
+    assert raised.value.code == "invalid-utf8"
+
+
+GUIDE = json.loads((ROOT / "fixtures" / "guide.json").read_text())
+
+
+def document(i, **fields):
+    doc = {
+        "id": f"doc-{i}",
+        "url": f"https://example.com/{i}",
+        "format": "text",
+        "content": f"Document {i}.",
+        "truncated": False,
+    }
+    doc.update(fields)
+    return doc
+
+
+def test_every_input_error_code_reaches_python_with_the_cli_message():
+    cases = {
+        "input-too-large": (json.dumps(GUIDE).encode(), ["--max-input-bytes", "10"], {"max_input_bytes": 10}),
+        "invalid-utf8": (b'{"documents": ["\xff"]}', [], {}),
+        "invalid-json": (b'{"documents": [}', [], {}),
+        "unpaired-surrogate": (b'{"documents": [], "encoding": "\\udc00"}', [], {}),
+        "invalid-schema": (b'{"documents": [], "extra": 1}', [], {}),
+        "unknown-encoding": (json.dumps({**GUIDE, "encoding": "gpt2"}).encode(), [], {}),
+        "invalid-budget": (json.dumps({"documents": []}).encode(), [], {}),
+        "too-many-documents": (json.dumps(GUIDE).encode(), ["--max-documents", "1"], {"max_documents": 1}),
+        "invalid-id": (json.dumps({**GUIDE, "documents": [document(0, id="")]}).encode(), [], {}),
+        "duplicate-id": (json.dumps({**GUIDE, "documents": [document(0), document(0)]}).encode(), [], {}),
+        "invalid-url": (json.dumps({**GUIDE, "documents": [document(0, url="/relative")]}).encode(), [], {}),
+        "url-credentials": (
+            json.dumps({**GUIDE, "documents": [document(0, url="https://u:p@example.com/")]}).encode(),
+            [],
+            {},
+        ),
+        "unsupported-format": (json.dumps({**GUIDE, "documents": [document(0, format="html")]}).encode(), [], {}),
+        "blank-content": (json.dumps({**GUIDE, "documents": [document(0, content=" \n")]}).encode(), [], {}),
+        "truncated-document": (json.dumps({**GUIDE, "documents": [document(0, truncated=True)]}).encode(), [], {}),
+        "empty-envelope-does-not-fit": (json.dumps(GUIDE).encode(), ["--budget", "2"], {"budget": 2}),
+        "required-does-not-fit": (
+            json.dumps({**GUIDE, "documents": [document(0, content="word " * 400, required=True)]}).encode(),
+            [],
+            {},
+        ),
+        "unknown-model": (json.dumps(GUIDE).encode(), ["--model", "no-such-model"], {"model": "no-such-model"}),
+    }
+    for code, (data, flags, keywords) in cases.items():
+        status = assert_same_as_cli(data, flags, keywords)
+        assert code in SEEN_CODES, code
+        assert status != 0
+
+
+def test_an_excerpt_query_without_terms_is_the_librarys_empty_query_usage_error():
+    # The command line refuses it while parsing (error[usage]); the library's
+    # own code for it is empty-query, with the same exit status.
+    status, _, stderr = cli(["pack", "-", "--excerpt-query", " , "], json.dumps(GUIDE).encode())
+    with pytest.raises(packer.PackerError) as raised:
+        packer.pack(GUIDE, excerpt_query=" , ")
+    error = raised.value
+    assert (error.code, error.exit_status) == ("empty-query", status)
+    assert "the query has no term of two or more characters" in stderr
+    assert error.message.startswith("the excerpt query has no term of two or more characters")
+
+
+def test_a_dict_with_a_lone_surrogate_is_refused_as_unpaired_surrogate():
+    fixture = {**GUIDE, "documents": [document(0, content="bad \ud800 text")]}
+    with pytest.raises(packer.PackerError) as raised:
+        packer.pack(fixture)
+    assert (raised.value.code, raised.value.exit_status) == ("unpaired-surrogate", 3)
+
+
+@pytest.mark.parametrize(
+    "keywords, message",
+    [
+        ({"policy": "random"}, "policy must be one of in-order, priority, max-fill"),
+        ({"encoding": "gpt2"}, "encoding must be one of cl100k_base, o200k_base, o200k_harmony, p50k_base, p50k_edit, r50k_base"),
+        ({"encoding": "cl100k_base", "model": "gpt-4"}, "give encoding or model, not both"),
+        ({"context_tokens": -1}, "context_tokens must be a whole number from 0 to 9007199254740991"),
+        ({"budget": 2**53}, "budget must be a whole number from 0 to 9007199254740991"),
+        ({"budget": 100, "safety_tokens": 1}, "give budget or the separate budget values, not both"),
+        ({"excerpt_context": 2}, "excerpt_context and excerpt_max_chars need excerpt_query"),
+    ],
+)
+def test_bad_arguments_are_usage_errors(keywords, message):
+    with pytest.raises(packer.PackerError) as raised:
+        packer.pack(GUIDE, **keywords)
+    error = raised.value
+    assert (error.code, error.exit_status, error.message, str(error)) == ("usage", 2, message, message)
+    assert error.errors == [{"code": "usage", "message": message}]
+
+
+def test_wrong_python_types_are_type_errors():
+    with pytest.raises(TypeError):
+        packer.pack({"documents": [object()]})
+    with pytest.raises(TypeError):
+        packer.count(42)
+    with pytest.raises(TypeError):
+        packer.pack(GUIDE, context_tokens="100")
+
+
+def test_the_gil_is_released_while_counting():
+    text = "Several words of ordinary prose, counted exactly. " * 40000
+    ticks = []
+    done = threading.Event()
+
+    def tick():
+        while not done.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    started = time.perf_counter()
+    packer.count(text)
+    alone = time.perf_counter() - started
+    ticker = threading.Thread(target=tick)
+    ticker.start()
+    try:
+        time.sleep(0.01)
+        before = len(ticks)
+        started = time.perf_counter()
+        packer.count(text)
+        finished = time.perf_counter()
+    finally:
+        done.set()
+        ticker.join()
+    during = [t for t in ticks[before:] if started < t < finished]
+    # With the GIL held the ticker could not run at all during the call.
+    assert alone > 0.02
+    assert len(during) >= 5, (alone, len(during))
+
+
+def test_threads_pack_in_parallel_with_the_same_results():
+    from concurrent.futures import ThreadPoolExecutor
+
+    data = [p.read_bytes() for p in sorted((ROOT / "fixtures").glob("*.json"))]
+    expected = []
+    for d in data:
+        try:
+            expected.append(packer.pack(d))
+        except packer.PackerError as error:
+            expected.append(error.code)
+
+    def run(d):
+        try:
+            return packer.pack(d)
+        except packer.PackerError as error:
+            return error.code
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        assert list(pool.map(run, data * 4)) == expected * 4
+
+
+def test_the_package_has_docstrings_stubs_and_a_version():
+    assert packer.pack.__doc__ and "packer pack --format json" in packer.pack.__doc__
+    assert packer.count.__doc__ and packer.PackerError.__doc__ and packer.__doc__
+    assert packer.__version__
+    names = [name for name, _ in packer.encodings()]
+    assert names == [line.split()[0] for line in cli(["encodings"], b"")[1].splitlines()]
+    installed = pathlib.Path(packer.__file__).parent
+    assert (installed / "packer_context.pyi").is_file() or (installed / "__init__.pyi").is_file()
+
+
+def test_the_readme_example_runs():
+    readme = (ROOT / "python" / "README.md").read_text()
+    block = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    sent = []
+    namespace = {"send_to_model": sent.append, "print": lambda *args: None}
+    exec(compile(block, "README.md", "exec"), namespace)
+    assert sent and sent[0].startswith('{"documents":[')
