@@ -121,11 +121,21 @@ def evaluate(text, counter, files, budget):
     return tokens, tokens <= budget, source_bytes_in(prefix, files)
 
 
-def measure_packer(packer, tree, budget, files, runs, policy):
+def envelopes(packer):
+    """The payload layouts this packer offers (`--envelope`), default first."""
+    help_text = run([packer, "pack", "--help"]).stdout.decode()
+    if "--envelope" not in help_text:
+        return [None]
+    return [None, "xml", "markdown"]
+
+
+def measure_packer(packer, tree, budget, files, runs, policy, envelope):
     command = [
         packer, "pack", "--dir", tree, "--base-url", BASE_URL,
         "--budget", str(budget), "--format", "summary", "--policy", policy,
     ]
+    if envelope is not None:
+        command += ["--envelope", envelope]
     seconds, out = timed(command, runs)
     summary = json.loads(out)
     selected = summary["selectedIds"]
@@ -151,13 +161,16 @@ def main():
     print("|---|---:|---:|---|---:|---:|")
     missing = []
     outputs = {}
+    layouts = envelopes(args.packer)
     with tempfile.TemporaryDirectory() as scratch:
         for budget in budgets:
-            for policy in ["in-order", "max-fill"]:
-                tokens, fits, used, seconds = measure_packer(
-                    args.packer, tree, budget, files, args.runs, policy
-                )
-                print(f"| packer ({policy}) | {budget:,} | {tokens:,} | {'yes' if fits else 'no'} | {used:,} | {seconds:.2f} |")
+            for envelope in layouts:
+                for policy in ["in-order", "max-fill"]:
+                    tokens, fits, used, seconds = measure_packer(
+                        args.packer, tree, budget, files, args.runs, policy, envelope
+                    )
+                    label = policy if envelope is None else f"{policy}, {envelope}"
+                    print(f"| packer ({label}) | {budget:,} | {tokens:,} | {'yes' if fits else 'no'} | {used:,} | {seconds:.2f} |")
             for name, (command, out_file, budgeted) in peer_commands(tree, budget, scratch).items():
                 if shutil.which(command[0]) is None:
                     if name not in missing:
