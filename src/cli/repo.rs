@@ -37,12 +37,12 @@ pub struct CollectFlags {
     #[arg(long, value_name = "FILE|-")]
     pub files_from: Option<PathBuf>,
 
-    /// Add a document with the directory tree of the collected files
-    /// (required unless --tree-optional)
+    /// Add the directory tree of the collected files as a required
+    /// document (id `tree:/`)
     #[arg(long)]
     pub tree: bool,
 
-    /// Add the tree document as an optional document
+    /// Add the tree as an optional document instead
     #[arg(long, conflicts_with = "tree")]
     pub tree_optional: bool,
 

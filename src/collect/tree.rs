@@ -31,6 +31,47 @@ fn push_line(out: &mut String, depth: usize, name: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Reads a rendered tree back into file paths.
+    fn parse(tree: &str) -> Vec<String> {
+        let mut dirs: Vec<&str> = Vec::new();
+        let mut files = Vec::new();
+        for line in tree.lines().skip(1) {
+            let name = line.trim_start_matches(' ');
+            let depth = (line.len() - name.len()) / 2 - 1;
+            dirs.truncate(depth);
+            match name.strip_suffix('/') {
+                Some(dir) => dirs.push(dir),
+                None => {
+                    let mut path = dirs.join("/");
+                    if !path.is_empty() {
+                        path.push('/');
+                    }
+                    path.push_str(name);
+                    files.push(path);
+                }
+            }
+        }
+        files
+    }
+
+    proptest! {
+        #[test]
+        fn every_file_appears_once_at_its_place(
+            paths in proptest::collection::btree_set("[a-c]{1,2}(/[a-c.]{1,2}){0,3}", 0..40)
+        ) {
+            // A path cannot be both a file and a directory.
+            let mut ids: Vec<&str> = paths
+                .iter()
+                .map(String::as_str)
+                .filter(|p| !paths.iter().any(|q| q.starts_with(&format!("{p}/"))))
+                .collect();
+            ids.sort_unstable();
+            let tree = render(&ids);
+            prop_assert_eq!(parse(&tree), ids.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        }
+    }
 
     #[test]
     fn nests_directories_and_reopens_none() {
