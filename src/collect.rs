@@ -369,7 +369,7 @@ fn walk(
     options: &CollectOptions,
     globs: Option<Override>,
     progress: &mut impl FnMut(usize),
-) -> Result<Vec<(String, PathBuf)>, Error> {
+) -> Result<Files, Error> {
     let mut walk = ignore::WalkBuilder::new(dir);
     walk.require_git(false)
         .follow_links(false)
@@ -425,16 +425,18 @@ fn id_of(relative: &Path) -> String {
         .join("/")
 }
 
+/// Files as (id, path), sorted by id.
+type Files = Vec<(String, PathBuf)>;
+
 /// The `--files-from` entries that are visible files, and why each other
 /// entry is not.
-#[allow(clippy::type_complexity)]
 fn listed(
     dir: &Path,
     list: &[String],
     visible: &[(String, PathBuf)],
     options: &CollectOptions,
     globs: Option<&Override>,
-) -> (Vec<(String, PathBuf)>, Vec<(String, SkipReason)>) {
+) -> (Files, Vec<(String, SkipReason)>) {
     let visible: HashMap<&str, &PathBuf> = visible.iter().map(|(id, p)| (id.as_str(), p)).collect();
     let canonical_dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     let mut files = Vec::new();
