@@ -96,7 +96,7 @@ def peer_commands(tree, budget, scratch):
         "repomix": (["repomix", tree, "-o", out, "--quiet"], out, False),
         "yek": (["yek", "--tokens", str(budget), tree], None, True),
         "code2prompt": (
-            ["code2prompt", tree, "-O", out, "--no-clipboard"],
+            ["code2prompt", tree, "-O", out, "--quiet"],
             out,
             False,
         ),
