@@ -13,6 +13,7 @@ use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 mod batch;
 
 use packer::budget::MAX_BUDGET_VALUE;
+use packer::envelope::Envelope;
 use packer::error::EXIT_OK;
 use packer::fixture::{self, DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
 use packer::output::{self, Format};
@@ -213,9 +214,17 @@ pub struct PackArgs {
     #[arg(long, value_name = "FILE")]
     pub payload_out: Option<PathBuf>,
 
+    /// The payload's layout
+    #[arg(long, value_enum, default_value_t = EnvelopeArg::Json)]
+    pub envelope: EnvelopeArg,
+
     /// List the documents left out inside the payload (and count that list)
     #[arg(long)]
     pub note_omissions: bool,
+
+    /// With --note-omissions: list at most N left-out documents, then count the rest
+    #[arg(long, value_name = "N", default_value_t = packer::envelope::DEFAULT_NOTE_OMISSIONS_MAX, requires = "note_omissions")]
+    pub note_omissions_max: usize,
 
     /// When a whole document does not fit, try a labelled excerpt of the
     /// lines around these terms
@@ -249,9 +258,17 @@ pub struct ValidateArgs {
     #[command(flatten)]
     pub settings: SettingsArgs,
 
+    /// Check the budget in this payload layout, as `pack --envelope` would
+    #[arg(long, value_enum, default_value_t = EnvelopeArg::Json)]
+    pub envelope: EnvelopeArg,
+
     /// Check the budget as `pack --note-omissions` would
     #[arg(long)]
     pub note_omissions: bool,
+
+    /// With --note-omissions: list at most N left-out documents, then count the rest
+    #[arg(long, value_name = "N", default_value_t = packer::envelope::DEFAULT_NOTE_OMISSIONS_MAX, requires = "note_omissions")]
+    pub note_omissions_max: usize,
 }
 
 #[derive(Debug, Args)]
@@ -281,6 +298,27 @@ pub enum PolicyArg {
     Priority,
     /// The subset that fills the budget most (reports whether proven optimal)
     MaxFill,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EnvelopeArg {
+    /// Compact JSON (the default)
+    Json,
+    /// <document> elements with <source> and <document_content>
+    Xml,
+    /// A heading and a fenced block per document
+    Markdown,
+}
+
+impl EnvelopeArg {
+    /// The library's envelope.
+    pub fn envelope(self) -> Envelope {
+        match self {
+            EnvelopeArg::Json => Envelope::Json,
+            EnvelopeArg::Xml => Envelope::Xml,
+            EnvelopeArg::Markdown => Envelope::Markdown,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -371,7 +409,9 @@ impl InputArgs {
 impl ValidateArgs {
     fn options(&self) -> Options {
         Options {
+            envelope: self.envelope.envelope(),
             note_omissions: self.note_omissions,
+            note_omissions_max: self.note_omissions_max,
             ..Options::default()
         }
     }
@@ -522,7 +562,9 @@ fn pack(args: PackArgs) -> Result<i32, Error> {
 fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     let request = args.settings.request(Options {
         policy: args.policy.policy(),
+        envelope: args.envelope.envelope(),
         note_omissions: args.note_omissions,
+        note_omissions_max: args.note_omissions_max,
         excerpt: args.excerpt_query.clone().map(|query| ExcerptOptions {
             query,
             context: args.excerpt_context,

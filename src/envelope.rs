@@ -1,12 +1,38 @@
-//! The payload's exact serialization (SPEC §2) and its exact count, kept
-//! document by document so that packing never re-counts a growing envelope.
+//! The payload's exact serialization in each layout (SPEC §2, §2.1), the
+//! bounded omission note (SPEC §3.1), and the exact count of any envelope,
+//! kept entry by entry so that packing never re-counts a growing envelope.
+//!
+//! One seam, three layouts: [`Envelope::Json`] (`json.rs`, the default),
+//! [`Envelope::Xml`] (`xml.rs`) and [`Envelope::Markdown`] (`markdown.rs`).
+//! Each layout is a `Shape` (its fixed texts) and two functions that write
+//! a document's entry and an omitted document's entry; counting, rendering
+//! and the omission cap are shared.
+//!
+//! # The shape of every envelope
+//!
+//! ```text
+//! no documents:  EMPTY[e]
+//! documents:     OPEN entry JOIN entry JOIN ... entry ENDING[e]
+//! then, with omission notes and some listed:
+//!                omitted JOIN' omitted ... omitted (LIST_END | MORE_JOIN more(M))
+//! or, with none listed but M not listed:  more(M)
+//! ```
+//!
+//! where `e` says what follows the documents: nothing (no notes), an empty
+//! note, a note with listed entries, or a note with only a count. The note
+//! lists the first `N` omitted documents in input order (`N` is
+//! `--note-omissions-max`) and `more(M)` counts the other `M`.
 //!
 //! # Why the count splits per entry
 //!
 //! tiktoken pre-tokenizes text with a regex, left to right, and counts each
 //! piece on its own; so the count of a text is the sum over its pieces, and
 //! a point where the text is always split lets the two sides be counted
-//! apart. The envelope has such a point before every entry's `id` key:
+//! apart. None of the split patterns (`cl100k_base`, `o200k_base`, and the
+//! GPT-2 pattern of `p50k`/`r50k`) looks behind, and the only look-ahead is
+//! one character (`\s+(?!\S)`).
+//!
+//! **JSON.** The envelope has such a point before every entry's `id` key:
 //!
 //! ```text
 //! {"documents":[{"id":"a",...,"content":"...end."},{"id":"b",...}]}
@@ -19,52 +45,181 @@
 //! quote or a brace followed by a brace), and a punctuation run stops only at
 //! a letter, a digit or whitespace. What follows the entry is always
 //! punctuation and then the letters of a key: `,{"` + `id`, `]}` and the end,
-//! or `],"` + `omitted`. So the run stops exactly before that key, whatever
-//! the entry holds, and the pieces before the run depend on nothing after the
-//! entry. No alternative looks behind, so the pieces after the key depend on
-//! nothing before it.
+//! `],"` + `omitted`, or `],"` + `omittedMore`. So the run stops exactly
+//! before that key, whatever the entry holds, and the pieces before the run
+//! depend on nothing after the entry. Each JSON entry therefore keeps the
+//! count of its pieces up to that final run, and the short run itself is
+//! counted together with each thing that can follow the entry.
 //!
-//! Each [`Entry`] therefore keeps the count of its pieces up to that final
-//! run (its `stable` count), and the short run itself, which is counted
-//! together with what follows the entry in the envelope being measured. The
-//! count of any envelope is then a sum of per-entry numbers (see
-//! [`Layout::total`]), exact by construction; the tests check it against an
-//! independent tokenizer on every arrangement they build.
+//! **XML and Markdown.** Every cut is a non-blank character and one `\n`,
+//! followed by a character that is neither whitespace nor `/` (`>\n` then
+//! `<` in XML; `` `\n`` or `s\n` or a url's last character and `\n`, then `#`
+//! or `-`, in Markdown). The piece holding that `\n` ends right after it in
+//! every pattern, whatever follows or if nothing does: in `cl100k_base` and
+//! `o200k_base` a punctuation run takes the newlines after it (`[\r\n]*`, or
+//! `[\r\n/]*`, which is why `/` may not follow) and a letter or digit run
+//! leaves the `\n` to `\s*[\r\n]+`; in the GPT-2 pattern the `\n` is a piece
+//! of its own (`\s+` before a non-space, `\s+$` at the end). So
+//! `count(A + B) == count(A) + count(B)` at every cut, and each entry is
+//! counted alone. (A blank line at a cut would not do: `\n\n` at the end of
+//! a text is one GPT-2 piece and before `#` two.) The one text that depends
+//! on a document's position, XML's `index` number, is surrounded by `="` and
+//! `" id`, punctuation runs that stop at a digit and at a space, so its digits
+//! are pieces of their own and are counted apart ([`Layout::position_tokens`]).
+//!
+//! The count of any envelope is then a sum of per-entry numbers (see
+//! [`Tally`]), exact by construction; packing also recounts the final
+//! payload in full once and treats a difference as an internal error, and
+//! the tests check every arrangement they build against an independent
+//! tokenizer.
 
-use std::collections::BTreeSet;
+use std::str::FromStr;
 
 use crate::fixture::Document;
 use crate::tokens::Counter;
 
-/// The envelope with no documents.
-pub const EMPTY: &str = r#"{"documents":[]}"#;
-/// The envelope with no documents and an empty `omitted` list.
-const EMPTY_NONE_OMITTED: &str = r#"{"documents":[],"omitted":[]}"#;
-/// The start of an envelope with no documents and some omitted ones, up to
-/// the first omitted entry's `id`.
-const EMPTY_TO_OMITTED: &str = r#"{"documents":[],"omitted":[{""#;
-/// The start of an envelope with documents, up to the first `id`.
-const OPEN: &str = r#"{"documents":[{""#;
-/// What follows an entry that has a next entry in the same list.
-const NEXT: &str = r#",{""#;
-/// What follows the last entry of the last list.
-const END: &str = "]}";
-/// What follows the last document when some are omitted.
-const TO_OMITTED: &str = r#"],"omitted":[{""#;
-/// What follows the last document when the `omitted` list is empty.
-const NONE_OMITTED: &str = r#"],"omitted":[]}"#;
+mod json;
+mod markdown;
+mod xml;
 
 /// The reason every omitted entry carries.
 pub const OMITTED_REASON: &str = "whole-document-does-not-fit";
 
-/// A JSON string literal, escaped exactly like `serde_json::to_string` and
-/// JavaScript's `JSON.stringify`.
-fn push_string(out: &mut String, value: &str) {
-    // Serializing a &str into a String cannot fail.
-    out.push_str(&serde_json::to_string(value).unwrap_or_default());
+/// How many omitted documents a note lists by default (SPEC §3.1).
+pub const DEFAULT_NOTE_OMISSIONS_MAX: usize = 50;
+
+/// The JSON envelope with no documents.
+pub const EMPTY: &str = r#"{"documents":[]}"#;
+
+/// The payload's layout (`--envelope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Envelope {
+    /// Compact JSON (SPEC §2), the default.
+    #[default]
+    Json,
+    /// `<document>` elements (SPEC §2.1).
+    Xml,
+    /// A heading and a fenced block per document (SPEC §2.1).
+    Markdown,
 }
 
-/// The text of a focused excerpt's provenance: `"excerpt":{...}`.
+impl Envelope {
+    /// Every layout.
+    pub const ALL: [Envelope; 3] = [Envelope::Json, Envelope::Xml, Envelope::Markdown];
+
+    /// The name used on the command line and in the output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Envelope::Json => "json",
+            Envelope::Xml => "xml",
+            Envelope::Markdown => "markdown",
+        }
+    }
+
+    fn shape(self) -> &'static Shape {
+        match self {
+            Envelope::Json => &json::SHAPE,
+            Envelope::Xml => &xml::SHAPE,
+            Envelope::Markdown => &markdown::SHAPE,
+        }
+    }
+
+    fn more(self, more: usize) -> String {
+        match self {
+            Envelope::Json => json::more(more),
+            Envelope::Xml => xml::more(more),
+            Envelope::Markdown => markdown::more(more),
+        }
+    }
+
+    /// A document's entry as stored: for XML, the text after its position
+    /// number; for JSON, the text after its opening `{"`.
+    fn document(
+        self,
+        document: &Document,
+        content: &str,
+        excerpt: Option<&ExcerptLabel>,
+    ) -> String {
+        match self {
+            Envelope::Json => json::document(document, content, excerpt),
+            Envelope::Xml => xml::document(document, content, excerpt),
+            Envelope::Markdown => markdown::document(document, content, excerpt),
+        }
+    }
+
+    fn omitted(self, document: &Document) -> String {
+        match self {
+            Envelope::Json => json::omitted(document),
+            Envelope::Xml => xml::omitted(document),
+            Envelope::Markdown => markdown::omitted(document),
+        }
+    }
+}
+
+impl std::fmt::Display for Envelope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The name is not one of `json`, `xml`, `markdown`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnknownEnvelope;
+
+impl std::fmt::Display for UnknownEnvelope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("unknown envelope; use json, xml or markdown")
+    }
+}
+
+impl std::error::Error for UnknownEnvelope {}
+
+impl FromStr for Envelope {
+    type Err = UnknownEnvelope;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Envelope::ALL
+            .into_iter()
+            .find(|envelope| envelope.name() == name)
+            .ok_or(UnknownEnvelope)
+    }
+}
+
+/// A layout's fixed texts (see the module documentation).
+pub(crate) struct Shape {
+    /// Before the first document.
+    open: &'static str,
+    /// Between two documents.
+    join: &'static str,
+    /// After the last document, for each `Ending`.
+    endings: [&'static str; 4],
+    /// The envelope with no documents, up to the first omitted entry, for
+    /// each [`Ending`].
+    empties: [&'static str; 4],
+    /// Between two omitted entries.
+    omitted_join: &'static str,
+    /// After the last omitted entry when every omitted document is listed.
+    list_end: &'static str,
+    /// After the last listed omitted entry when some are not listed (then
+    /// comes the layout's `more(M)`).
+    more_join: &'static str,
+}
+
+/// What follows the documents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    /// Nothing: omissions are not noted.
+    Plain = 0,
+    /// A note that lists nothing.
+    NoneOmitted = 1,
+    /// A note whose first entry follows.
+    Listed = 2,
+    /// A note with only the count of documents not listed.
+    MoreOnly = 3,
+}
+
+/// The provenance of a focused excerpt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExcerptLabel {
     /// The query the excerpt was focused on.
@@ -75,200 +230,278 @@ pub struct ExcerptLabel {
     pub of_chars: usize,
 }
 
-/// `{"id":ID,"url":URL,"format":FORMAT,"content":CONTENT}`, with an
-/// `excerpt` key after `content` when the content is an excerpt.
-pub fn document_json(document: &Document, content: &str, excerpt: Option<&ExcerptLabel>) -> String {
-    let mut out = String::with_capacity(content.len() + document.url.len() + 64);
-    out.push_str(r#"{"id":"#);
-    push_string(&mut out, &document.id);
-    out.push_str(r#","url":"#);
-    push_string(&mut out, &document.url);
-    out.push_str(r#","format":""#);
-    out.push_str(document.format.name());
-    out.push_str(r#"","content":"#);
-    push_string(&mut out, content);
-    if let Some(excerpt) = excerpt {
-        out.push_str(r#","excerpt":{"query":"#);
-        push_string(&mut out, &excerpt.query);
-        out.push_str(r#","lines":"#);
-        push_string(&mut out, &excerpt.lines);
-        out.push_str(r#","ofChars":"#);
-        out.push_str(&excerpt.of_chars.to_string());
-        out.push('}');
-    }
-    out.push('}');
-    out
-}
-
-/// `{"id":ID,"url":URL,"reason":REASON}`.
-pub fn omitted_json(document: &Document) -> String {
-    let mut out = String::with_capacity(document.id.len() + document.url.len() + 64);
-    out.push_str(r#"{"id":"#);
-    push_string(&mut out, &document.id);
-    out.push_str(r#","url":"#);
-    push_string(&mut out, &document.url);
-    out.push_str(r#","reason":""#);
-    out.push_str(OMITTED_REASON);
-    out.push_str(r#""}"#);
-    out
-}
-
 /// One entry of an envelope list, with its exact counts.
 #[derive(Debug, Clone)]
 pub struct Entry {
-    json: String,
-    /// Tokens of the entry's pieces before its final punctuation run
-    /// (counted from its `id` key on).
-    stable: usize,
-    /// Where the final punctuation run starts in `json`.
-    tail_start: usize,
-    /// The entry's tokens when another entry follows it.
-    next: usize,
-    /// The entry's tokens when it is the last of its list.
-    last: usize,
-    /// For a document entry with omissions noted: its tokens as the last
-    /// document when the `omitted` list is empty.
-    none_omitted: usize,
+    text: String,
+    counts: EntryCounts,
 }
 
 /// An entry's token counts for each thing that can follow it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EntryCounts {
-    /// When another entry of its list follows.
+    /// When another entry of its list follows (joined).
     pub next: usize,
-    /// When it is the last of its list (for documents with omissions
-    /// noted: when some documents are omitted).
-    pub last: usize,
-    /// For documents with omissions noted: last, with nothing omitted.
-    pub none_omitted: usize,
+    /// For a document: as the last document, for each `Ending`. For an
+    /// omitted entry: `[last of the list, last listed before the count]`.
+    ends: [usize; 4],
 }
 
 impl Entry {
-    /// Counts a document's entry (`json` from [`document_json`]);
-    /// `notes_omissions` says whether an `omitted` list follows the documents.
-    pub fn document(json: String, counter: &Counter, notes_omissions: bool) -> Entry {
-        let last_ending = if notes_omissions { TO_OMITTED } else { END };
-        let mut entry = Entry::new(json, counter, last_ending);
-        if notes_omissions {
-            entry.none_omitted = entry.followed_by(counter, NONE_OMITTED);
-        }
-        entry
-    }
-
-    /// Counts an omitted entry (`json` from [`omitted_json`]).
-    pub fn omitted(json: String, counter: &Counter) -> Entry {
-        Entry::new(json, counter, END)
-    }
-
-    /// Counts an entry whose last-of-list ending is `last_ending`.
-    fn new(json: String, counter: &Counter, last_ending: &str) -> Entry {
-        // The entry from its `id` key on, followed by a representative
-        // ending; the final `}` is the last byte before the ending.
-        let body = &json[2..];
-        let mut text = String::with_capacity(body.len() + NEXT.len());
-        text.push_str(body);
-        text.push_str(NEXT);
-        let (stable, start) = counter.count_before_piece_at(&text, body.len() - 1);
-        // `text[start..]` is already the tail followed by `NEXT`.
-        let next = stable + counter.count(&text[start..]);
-        let mut entry = Entry {
-            stable,
-            tail_start: start + 2,
-            json,
-            next,
-            last: 0,
-            none_omitted: 0,
-        };
-        entry.last = entry.followed_by(counter, last_ending);
-        entry
-    }
-
-    /// The entry's tokens from its `id` key to the end of `ending`.
-    fn followed_by(&self, counter: &Counter, ending: &str) -> usize {
-        let tail = &self.json[self.tail_start..];
-        let mut text = String::with_capacity(tail.len() + ending.len());
-        text.push_str(tail);
-        text.push_str(ending);
-        self.stable + counter.count(&text)
-    }
-
-    /// The entry's JSON text.
-    pub fn json(&self) -> &str {
-        &self.json
+    /// The entry's stored text (see [`Envelope`]'s layouts).
+    pub fn text(&self) -> &str {
+        &self.text
     }
 
     /// The entry's counts.
     pub fn counts(&self) -> EntryCounts {
-        EntryCounts {
-            next: self.next,
-            last: self.last,
-            none_omitted: self.none_omitted,
+        self.counts
+    }
+}
+
+/// Writes and counts the entries of one envelope: the layout, the counter
+/// and whether (and how far) omissions are noted. Cheap to copy and safe to
+/// share between threads.
+#[derive(Debug, Clone, Copy)]
+pub struct Entries {
+    envelope: Envelope,
+    counter: Counter,
+    /// With omission notes: how many omitted documents are listed at most.
+    note_max: Option<usize>,
+    /// Tokens of each ending and of the omitted list's two endings, for the
+    /// layouts whose entries are counted alone.
+    ending_tokens: [usize; 4],
+    list_end_tokens: [usize; 2],
+}
+
+impl Entries {
+    /// Entries in `envelope`, counted with `counter`; `note_max` is `Some`
+    /// (the cap on listed documents) when omissions are noted.
+    pub fn new(envelope: Envelope, counter: Counter, note_max: Option<usize>) -> Entries {
+        let shape = envelope.shape();
+        Entries {
+            envelope,
+            counter,
+            note_max,
+            ending_tokens: shape.endings.map(|text| counter.count(text)),
+            list_end_tokens: [shape.list_end, shape.more_join].map(|text| counter.count(text)),
         }
+    }
+
+    /// The layout.
+    pub fn envelope(&self) -> Envelope {
+        self.envelope
+    }
+
+    /// The counter.
+    pub fn counter(&self) -> Counter {
+        self.counter
+    }
+
+    /// With omission notes: how many omitted documents are listed at most.
+    pub fn note_max(&self) -> Option<usize> {
+        self.note_max
+    }
+
+    /// A document's entry: `content` (its own or an excerpt's) and, for an
+    /// excerpt, its label.
+    pub fn document(
+        &self,
+        document: &Document,
+        content: &str,
+        excerpt: Option<&ExcerptLabel>,
+    ) -> Entry {
+        let text = self.envelope.document(document, content, excerpt);
+        let endings: &[Ending] = if self.note_max.is_some() {
+            &[Ending::NoneOmitted, Ending::Listed, Ending::MoreOnly]
+        } else {
+            &[Ending::Plain]
+        };
+        let shape = self.envelope.shape();
+        let mut ends = [0; 4];
+        let next = match self.envelope {
+            Envelope::Json => {
+                let split = JsonSplit::new(&text, &self.counter, shape.join);
+                for &ending in endings {
+                    ends[ending as usize] =
+                        split.followed_by(&text, &self.counter, shape.endings[ending as usize]);
+                }
+                split.next
+            }
+            Envelope::Xml | Envelope::Markdown => {
+                let alone = if self.envelope == Envelope::Xml {
+                    // Counted at position 1; `Layout::position_tokens` adds
+                    // what other positions cost beyond that.
+                    let mut full = String::with_capacity(text.len() + 20);
+                    full.push_str(xml::ENTRY_START);
+                    full.push('1');
+                    full.push_str(&text);
+                    self.counter.count(&full)
+                } else {
+                    self.counter.count(&text)
+                };
+                for &ending in endings {
+                    ends[ending as usize] = alone + self.ending_tokens[ending as usize];
+                }
+                alone
+            }
+        };
+        Entry {
+            text,
+            counts: EntryCounts { next, ends },
+        }
+    }
+
+    /// An omitted document's entry in the note.
+    pub fn omitted(&self, document: &Document) -> Entry {
+        let text = self.envelope.omitted(document);
+        let shape = self.envelope.shape();
+        let (next, ends) = match self.envelope {
+            Envelope::Json => {
+                let split = JsonSplit::new(&text, &self.counter, shape.omitted_join);
+                let ends = [shape.list_end, shape.more_join]
+                    .map(|ending| split.followed_by(&text, &self.counter, ending));
+                (split.next, ends)
+            }
+            Envelope::Xml | Envelope::Markdown => {
+                let alone = self.counter.count(&text);
+                (alone, self.list_end_tokens.map(|end| alone + end))
+            }
+        };
+        Entry {
+            text,
+            counts: EntryCounts {
+                next,
+                ends: [ends[0], ends[1], 0, 0],
+            },
+        }
+    }
+}
+
+/// A JSON entry's count up to its final punctuation run, and where that run
+/// starts (see the module documentation).
+struct JsonSplit {
+    stable: usize,
+    tail_start: usize,
+    next: usize,
+}
+
+impl JsonSplit {
+    fn new(text: &str, counter: &Counter, join: &str) -> JsonSplit {
+        let mut joined = String::with_capacity(text.len() + join.len());
+        joined.push_str(text);
+        joined.push_str(join);
+        // The final `}` is the last byte of the entry.
+        let (stable, tail_start) = counter.count_before_piece_at(&joined, text.len() - 1);
+        // `joined[tail_start..]` is already the tail followed by the join.
+        let next = stable + counter.count(&joined[tail_start..]);
+        JsonSplit {
+            stable,
+            tail_start,
+            next,
+        }
+    }
+
+    fn followed_by(&self, text: &str, counter: &Counter, ending: &str) -> usize {
+        let tail = &text[self.tail_start..];
+        let mut joined = String::with_capacity(tail.len() + ending.len());
+        joined.push_str(tail);
+        joined.push_str(ending);
+        self.stable + counter.count(&joined)
     }
 }
 
 /// Every entry an envelope can be built from, counted once.
 #[derive(Debug, Clone)]
 pub struct Layout {
-    counter: Counter,
+    entries: Entries,
     documents: Vec<Entry>,
     /// The omitted entries, when omissions are noted.
     omitted: Option<Vec<Entry>>,
     open: usize,
-    empty: usize,
-    empty_none_omitted: usize,
+    empties: [usize; 4],
+    /// XML: `positions[k]` is what the position numbers `1..=k` cost beyond
+    /// `1` each; `None` when that is zero for every `k` (then every
+    /// envelope's count is a plain sum of per-entry numbers).
+    positions: Option<Vec<usize>>,
 }
 
 impl Layout {
     /// A layout of document entries and, when omissions are noted, one
-    /// omitted entry per document (both in input order, counted with
-    /// `counter` by [`Entry::document`] and [`Entry::omitted`]).
-    pub fn new(counter: Counter, documents: Vec<Entry>, omitted: Option<Vec<Entry>>) -> Layout {
-        let empty = counter.count(if omitted.is_some() {
-            EMPTY_TO_OMITTED
-        } else {
-            EMPTY
-        });
+    /// omitted entry per document (both in input order, made by `entries`).
+    pub fn new(entries: Entries, documents: Vec<Entry>, omitted: Option<Vec<Entry>>) -> Layout {
+        let counter = entries.counter;
+        let shape = entries.envelope.shape();
+        let positions = (entries.envelope == Envelope::Xml)
+            .then(|| {
+                let one = counter.count("1");
+                let mut sums = Vec::with_capacity(documents.len() + 1);
+                sums.push(0);
+                let mut sum = 0;
+                for position in 1..=documents.len() {
+                    sum += counter.count(&position.to_string()) - one;
+                    sums.push(sum);
+                }
+                sums
+            })
+            .filter(|sums| sums.last().is_some_and(|&last| last > 0));
         Layout {
-            counter,
             documents,
             omitted,
-            open: counter.count(OPEN),
-            empty,
-            empty_none_omitted: counter.count(EMPTY_NONE_OMITTED),
+            open: counter.count(shape.open),
+            empties: shape.empties.map(|text| counter.count(text)),
+            positions,
+            entries,
         }
+    }
+
+    /// The layout of `documents` as whole documents in `envelope` (counted
+    /// one after the other; packing counts them in parallel), with omission
+    /// notes listing at most `note_max` documents when it is `Some`.
+    pub fn build(
+        counter: Counter,
+        envelope: Envelope,
+        documents: &[Document],
+        note_max: Option<usize>,
+    ) -> Layout {
+        let entries = Entries::new(envelope, counter, note_max);
+        let documents_entries = documents
+            .iter()
+            .map(|d| entries.document(d, &d.content, None))
+            .collect();
+        let omitted = note_max.map(|_| documents.iter().map(|d| entries.omitted(d)).collect());
+        Layout::new(entries, documents_entries, omitted)
+    }
+
+    /// The JSON layout of `documents` as whole documents, with every
+    /// omitted document listed when `notes_omissions`.
+    pub fn of_documents(counter: Counter, documents: &[Document], notes_omissions: bool) -> Layout {
+        Layout::build(
+            counter,
+            Envelope::Json,
+            documents,
+            notes_omissions.then_some(usize::MAX),
+        )
     }
 
     /// Document `index`'s entry counts.
     pub fn counts(&self, index: usize) -> EntryCounts {
-        self.documents[index].counts()
+        self.documents[index].counts
     }
 
-    /// The layout of `documents` as whole documents (counted one after the
-    /// other; packing counts them in parallel).
-    pub fn of_documents(counter: Counter, documents: &[Document], notes_omissions: bool) -> Layout {
-        let entries = documents
-            .iter()
-            .map(|d| {
-                Entry::document(
-                    document_json(d, &d.content, None),
-                    &counter,
-                    notes_omissions,
-                )
-            })
-            .collect();
-        let omitted = notes_omissions.then(|| {
-            documents
-                .iter()
-                .map(|d| Entry::omitted(omitted_json(d), &counter))
-                .collect()
-        });
-        Layout::new(counter, entries, omitted)
+    /// How this layout's entries are written and counted (for excerpts).
+    pub fn entries(&self) -> Entries {
+        self.entries
     }
 
     /// The counter the layout counts with.
     pub fn counter(&self) -> Counter {
-        self.counter
+        self.entries.counter
+    }
+
+    /// The layout's envelope.
+    pub fn envelope(&self) -> Envelope {
+        self.entries.envelope
     }
 
     /// How many documents the layout holds.
@@ -286,26 +519,40 @@ impl Layout {
         self.omitted.is_some()
     }
 
+    /// Whether the count of every envelope without notes is
+    /// `open_tokens + Σ next_tokens - next_tokens(last) + last_tokens(last)`
+    /// over its documents, whatever their number (false only for XML when
+    /// some position numbers cost more tokens than `1`).
+    pub fn additive(&self) -> bool {
+        self.positions.is_none()
+    }
+
+    /// What the position numbers `1..=documents` cost beyond one `1` each
+    /// (XML; zero for the other layouts).
+    pub fn position_tokens(&self, documents: usize) -> usize {
+        self.positions.as_ref().map_or(0, |sums| sums[documents])
+    }
+
     /// The tokens document `index` adds when another document follows it:
     /// the weight of a document in a sum that ends elsewhere.
     pub fn next_tokens(&self, index: usize) -> usize {
-        self.documents[index].next
+        self.documents[index].counts.next
     }
 
-    /// The tokens of `{"documents":[{"`, before the first document.
+    /// The tokens before the first document (`{"documents":[{"` in JSON).
     pub fn open_tokens(&self) -> usize {
         self.open
     }
 
-    /// The tokens document `index` adds as the last document (without
-    /// omissions: followed by `]}`).
+    /// The tokens document `index` adds as the last document, without
+    /// omission notes (in JSON: followed by `]}`).
     pub fn last_tokens(&self, index: usize) -> usize {
-        self.documents[index].last
+        self.documents[index].counts.ends[Ending::Plain as usize]
     }
 
     /// The exact count of the envelope whose documents are `order` (in that
-    /// order) and, with omissions noted, whose omitted list is every other
-    /// document in input order.
+    /// order) and, with omissions noted, whose note lists the other
+    /// documents in input order.
     pub fn total(&self, order: &[usize]) -> usize {
         let mut tally = Tally::new(self);
         for &index in order {
@@ -320,44 +567,166 @@ impl Layout {
     }
 
     /// The envelope's text for documents `order`, where `replace` may give
-    /// another entry's JSON for a document (a focused excerpt).
+    /// another entry for a document (a focused excerpt).
     pub fn render_with<'e>(
         &'e self,
         order: &[usize],
-        replace: impl Fn(usize) -> Option<&'e str>,
+        replace: impl Fn(usize) -> Option<&'e Entry>,
     ) -> String {
+        let shape = self.envelope().shape();
+        let listed: Vec<usize> = match &self.omitted {
+            Some(_) => {
+                let mut chosen = vec![false; self.documents.len()];
+                for &index in order {
+                    chosen[index] = true;
+                }
+                (0..self.documents.len()).filter(|&i| !chosen[i]).collect()
+            }
+            None => Vec::new(),
+        };
+        let note_max = self.entries.note_max.unwrap_or(0);
+        let shown = listed.len().min(note_max);
+        let more = listed.len() - shown;
+        let ending = self.ending(shown, more);
         let mut out = String::new();
-        out.push_str(r#"{"documents":["#);
-        for (position, &index) in order.iter().enumerate() {
-            if position > 0 {
-                out.push(',');
+        if order.is_empty() {
+            out.push_str(shape.empties[ending as usize]);
+        } else {
+            out.push_str(shape.open);
+            for (position, &index) in order.iter().enumerate() {
+                if position > 0 {
+                    out.push_str(shape.join);
+                }
+                if self.envelope() == Envelope::Xml {
+                    out.push_str(xml::ENTRY_START);
+                    out.push_str(&(position + 1).to_string());
+                }
+                out.push_str(&replace(index).unwrap_or(&self.documents[index]).text);
             }
-            out.push_str(replace(index).unwrap_or(&self.documents[index].json));
+            out.push_str(shape.endings[ending as usize]);
         }
-        out.push(']');
         if let Some(omitted) = &self.omitted {
-            out.push_str(r#","omitted":["#);
-            let chosen: BTreeSet<usize> = order.iter().copied().collect();
-            let mut first = true;
-            for (index, entry) in omitted.iter().enumerate() {
-                if chosen.contains(&index) {
-                    continue;
+            for (n, &index) in listed[..shown].iter().enumerate() {
+                if n > 0 {
+                    out.push_str(shape.omitted_join);
                 }
-                if !first {
-                    out.push(',');
-                }
-                first = false;
-                out.push_str(&entry.json);
+                out.push_str(&omitted[index].text);
             }
-            out.push(']');
+            if more > 0 {
+                if shown > 0 {
+                    out.push_str(shape.more_join);
+                }
+                out.push_str(&self.envelope().more(more));
+            } else if shown > 0 {
+                out.push_str(shape.list_end);
+            }
         }
-        out.push('}');
         out
+    }
+
+    fn ending(&self, shown: usize, more: usize) -> Ending {
+        match (&self.omitted, shown, more) {
+            (None, _, _) => Ending::Plain,
+            (Some(_), 0, 0) => Ending::NoneOmitted,
+            (Some(_), 0, _) => Ending::MoreOnly,
+            (Some(_), _, _) => Ending::Listed,
+        }
+    }
+
+    /// The tokens of the note's count of `more` documents not listed.
+    fn more_tokens(&self, more: usize) -> usize {
+        self.counter().count(&self.envelope().more(more))
     }
 }
 
-/// The running count of an envelope being filled: documents are added at
-/// the end of the `documents` list (and leave the `omitted` list).
+/// The documents still omitted, in input order, with prefix counts and
+/// sums of their `next` counts (a Fenwick tree), so that the first `N` of
+/// them and their tokens are found in logarithmic time.
+#[derive(Debug, Clone)]
+struct Omitted {
+    flags: Vec<bool>,
+    /// 1-based Fenwick trees: how many are omitted, and their `next` sum.
+    counts: Vec<usize>,
+    sums: Vec<usize>,
+    total: usize,
+}
+
+impl Omitted {
+    fn all(entries: &[Entry]) -> Omitted {
+        let n = entries.len();
+        let mut counts = vec![0; n + 1];
+        let mut sums = vec![0; n + 1];
+        for i in 1..=n {
+            counts[i] += 1;
+            sums[i] += entries[i - 1].counts.next;
+            let parent = i + (i & i.wrapping_neg());
+            if parent <= n {
+                counts[parent] += counts[i];
+                sums[parent] += sums[i];
+            }
+        }
+        Omitted {
+            flags: vec![true; n],
+            counts,
+            sums,
+            total: n,
+        }
+    }
+
+    fn remove(&mut self, index: usize, next: usize) {
+        if !self.flags[index] {
+            return;
+        }
+        self.flags[index] = false;
+        self.total -= 1;
+        let mut i = index + 1;
+        while i < self.counts.len() {
+            self.counts[i] -= 1;
+            self.sums[i] -= next;
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    /// The index of the `k`-th omitted document (1-based `k <= total`).
+    fn kth(&self, k: usize) -> usize {
+        let n = self.counts.len() - 1;
+        let mut position = 0;
+        let mut rest = k;
+        let mut step = n.next_power_of_two();
+        while step > 0 {
+            let next = position + step;
+            if next <= n && self.counts[next] < rest {
+                position = next;
+                rest -= self.counts[next];
+            }
+            step /= 2;
+        }
+        position
+    }
+
+    /// The `next` sum of the omitted documents at indices `0..=index`.
+    fn sum_through(&self, index: usize) -> usize {
+        let mut i = index + 1;
+        let mut sum = 0;
+        while i > 0 {
+            sum += self.sums[i];
+            i -= i & i.wrapping_neg();
+        }
+        sum
+    }
+}
+
+/// The note of an envelope: how many omitted documents it lists, their
+/// `next` sum, the last one listed, and how many it only counts.
+struct NoteView {
+    shown: usize,
+    sum: usize,
+    last: usize,
+    more: usize,
+}
+
+/// The running count of an envelope being filled: documents are added to
+/// the `documents` list (and leave the omission note).
 #[derive(Debug, Clone)]
 pub struct Tally<'a> {
     layout: &'a Layout,
@@ -365,40 +734,28 @@ pub struct Tally<'a> {
     last: Option<EntryCounts>,
     /// Sum of `next` over the documents in the envelope.
     next_sum: usize,
+    /// How many documents the envelope holds.
+    documents: usize,
     /// Documents still omitted (only with omissions noted).
-    omitted: BTreeSet<usize>,
-    /// Sum of `next` over the omitted entries.
-    omitted_next_sum: usize,
+    omitted: Option<Omitted>,
 }
 
 impl<'a> Tally<'a> {
     /// The envelope with no documents (every document omitted, when
     /// omissions are noted).
     pub fn new(layout: &'a Layout) -> Tally<'a> {
-        let (omitted, omitted_next_sum) = match &layout.omitted {
-            Some(entries) => (
-                (0..entries.len()).collect(),
-                entries.iter().map(|e| e.next).sum(),
-            ),
-            None => (BTreeSet::new(), 0),
-        };
         Tally {
             layout,
             last: None,
             next_sum: 0,
-            omitted,
-            omitted_next_sum,
+            documents: 0,
+            omitted: layout.omitted.as_deref().map(Omitted::all),
         }
     }
 
     /// The exact count of the current envelope.
     pub fn total(&self) -> usize {
-        self.total_of(
-            self.last,
-            self.next_sum,
-            self.omitted.last().copied(),
-            self.omitted_next_sum,
-        )
+        self.total_of(self.last, self.next_sum, self.documents, None)
     }
 
     /// The exact count of the envelope with `index` added at the end.
@@ -416,12 +773,16 @@ impl<'a> Tally<'a> {
     /// [`Tally::total_with_at`] for document `index` given as another entry
     /// with `counts` (a focused excerpt of it).
     pub fn total_with_counts(&self, index: usize, counts: EntryCounts, at_end: bool) -> usize {
-        let (omitted_last, omitted_next_sum) = self.without_omitted(index);
+        let last = if at_end {
+            Some(counts)
+        } else {
+            self.last.or(Some(counts))
+        };
         self.total_of(
-            if at_end { Some(counts) } else { self.last },
+            last,
             self.next_sum + counts.next,
-            omitted_last,
-            omitted_next_sum,
+            self.documents + 1,
+            Some(index),
         )
     }
 
@@ -433,51 +794,83 @@ impl<'a> Tally<'a> {
     /// Adds document `index`, given as an entry with `counts`: at the end
     /// when `at_end`, else before the current last document.
     pub fn push_counts(&mut self, index: usize, counts: EntryCounts, at_end: bool) {
-        let (_, omitted_next_sum) = self.without_omitted(index);
-        self.omitted.remove(&index);
-        self.omitted_next_sum = omitted_next_sum;
+        if let (Some(omitted), Some(entries)) = (&mut self.omitted, &self.layout.omitted) {
+            omitted.remove(index, entries[index].counts.next);
+        }
         self.next_sum += counts.next;
+        self.documents += 1;
         if at_end || self.last.is_none() {
             self.last = Some(counts);
         }
     }
 
-    /// The omitted list's last entry and `next` sum once `index` leaves it.
-    fn without_omitted(&self, index: usize) -> (Option<usize>, usize) {
-        match &self.layout.omitted {
-            Some(entries) if self.omitted.contains(&index) => {
-                let last = if self.omitted.last() == Some(&index) {
-                    self.omitted.range(..index).next_back().copied()
-                } else {
-                    self.omitted.last().copied()
-                };
-                (last, self.omitted_next_sum - entries[index].next)
-            }
-            _ => (self.omitted.last().copied(), self.omitted_next_sum),
+    /// The note once `without` (if omitted) leaves it.
+    fn note(&self, without: Option<usize>) -> Option<NoteView> {
+        let omitted = self.omitted.as_ref()?;
+        let entries = self.layout.omitted.as_ref()?;
+        let without = without.filter(|&index| omitted.flags[index]);
+        let total = omitted.total - usize::from(without.is_some());
+        let shown = total.min(self.layout.entries.note_max.unwrap_or(0));
+        let more = total - shown;
+        if shown == 0 {
+            return Some(NoteView {
+                shown,
+                sum: 0,
+                last: 0,
+                more,
+            });
         }
+        let mut last = omitted.kth(shown);
+        let mut sum = omitted.sum_through(last);
+        if let Some(gone) = without
+            && gone <= last
+        {
+            last = omitted.kth(shown + 1);
+            sum = omitted.sum_through(last) - entries[gone].counts.next;
+        }
+        Some(NoteView {
+            shown,
+            sum,
+            last,
+            more,
+        })
     }
 
     fn total_of(
         &self,
         last: Option<EntryCounts>,
         next_sum: usize,
-        omitted_last: Option<usize>,
-        omitted_next_sum: usize,
+        documents: usize,
+        without: Option<usize>,
     ) -> usize {
         let layout = self.layout;
-        let documents = match (last, &layout.omitted, omitted_last) {
-            (None, Some(_), None) => layout.empty_none_omitted,
-            (None, _, _) => layout.empty,
-            (Some(last), Some(_), None) => layout.open + next_sum - last.next + last.none_omitted,
-            (Some(last), _, _) => layout.open + next_sum - last.next + last.last,
-        };
-        let omitted = match (&layout.omitted, omitted_last) {
-            (Some(entries), Some(last)) => {
-                omitted_next_sum - entries[last].next + entries[last].last
+        let note = self.note(without);
+        let ending = match &note {
+            None => Ending::Plain,
+            Some(note) => layout.ending(note.shown, note.more),
+        } as usize;
+        let documents_part = match last {
+            None => layout.empties[ending],
+            Some(last) => {
+                layout.open + next_sum - last.next
+                    + last.ends[ending]
+                    + layout.position_tokens(documents)
             }
+        };
+        let note_part = match (&note, &layout.omitted) {
+            (Some(note), Some(entries)) if note.shown > 0 => {
+                let last = entries[note.last].counts;
+                note.sum - last.next
+                    + if note.more > 0 {
+                        last.ends[1] + layout.more_tokens(note.more)
+                    } else {
+                        last.ends[0]
+                    }
+            }
+            (Some(note), _) if note.more > 0 => layout.more_tokens(note.more),
             _ => 0,
         };
-        documents + omitted
+        documents_part + note_part
     }
 }
 
@@ -503,31 +896,117 @@ mod tests {
         }
     }
 
+    fn reference(encoding: Encoding, text: &str) -> usize {
+        crate::tokens::tests::reference(encoding)
+            .encode_ordinary(text)
+            .len()
+    }
+
     #[test]
-    fn serializes_the_exact_shape_and_escapes() {
+    fn serializes_the_exact_json_shape_and_escapes() {
         let doc = document(0, "a\"b", "line\n\ttab \u{1} \\ \u{7f} é \u{2028}");
-        assert_eq!(
-            document_json(&doc, &doc.content, None),
-            "{\"id\":\"a\\\"b\",\"url\":\"https://example.com/0\",\"format\":\"markdown\",\"content\":\"line\\n\\ttab \\u0001 \\\\ \u{7f} é \u{2028}\"}"
+        let layout = Layout::build(
+            Counter::new(Encoding::Cl100kBase),
+            Envelope::Json,
+            &[doc],
+            Some(50),
         );
         assert_eq!(
-            omitted_json(&doc),
-            "{\"id\":\"a\\\"b\",\"url\":\"https://example.com/0\",\"reason\":\"whole-document-does-not-fit\"}"
+            layout.render(&[0]),
+            "{\"documents\":[{\"id\":\"a\\\"b\",\"url\":\"https://example.com/0\",\"format\":\"markdown\",\"content\":\"line\\n\\ttab \\u0001 \\\\ \u{7f} é \u{2028}\"}],\"omitted\":[]}"
+        );
+        assert_eq!(
+            layout.render(&[]),
+            "{\"documents\":[],\"omitted\":[{\"id\":\"a\\\"b\",\"url\":\"https://example.com/0\",\"reason\":\"whole-document-does-not-fit\"}]}"
         );
         let label = ExcerptLabel {
             query: "q".into(),
             lines: "1-2,5-9".into(),
             of_chars: 1234,
         };
-        assert!(document_json(&doc, "x", Some(&label)).ends_with(
+        let doc = document(0, "a", "x");
+        assert!(json::document(&doc, "x", Some(&label)).ends_with(
             r#""content":"x","excerpt":{"query":"q","lines":"1-2,5-9","ofChars":1234}}"#
         ));
     }
 
-    fn reference(encoding: Encoding, text: &str) -> usize {
-        crate::tokens::tests::reference(encoding)
-            .encode_ordinary(text)
-            .len()
+    #[test]
+    fn serializes_the_exact_xml_shape_and_escapes() {
+        let documents = [
+            document(0, "a\"<&>'", "x </document_content> y </document_contents"),
+            document(1, "b", "plain"),
+        ];
+        let mut documents = documents.to_vec();
+        documents[1].url = "https://example.com/?a=1&b=<2>\"".into();
+        let layout = Layout::build(
+            Counter::new(Encoding::Cl100kBase),
+            Envelope::Xml,
+            &documents,
+            None,
+        );
+        assert_eq!(
+            layout.render(&[1, 0]),
+            "<documents>\n\
+             <document index=\"1\" id=\"b\">\n<source>https://example.com/?a=1&amp;b=&lt;2&gt;\"</source>\n<document_content>\nplain\n</document_content>\n</document>\n\
+             <document index=\"2\" id=\"a&quot;&lt;&amp;&gt;'\">\n<source>https://example.com/0</source>\n<document_content>\nx &lt;/document_content> y &lt;/document_contents\n</document_content>\n</document>\n\
+             </documents>"
+        );
+        assert_eq!(layout.render(&[]), "<documents>\n</documents>");
+        let notes = Layout::build(
+            Counter::new(Encoding::Cl100kBase),
+            Envelope::Xml,
+            &documents,
+            Some(1),
+        );
+        assert_eq!(
+            notes.render(&[]),
+            "<documents>\n</documents>\n<omitted_documents>\n\
+             <omitted id=\"a&quot;&lt;&amp;&gt;'\" reason=\"whole-document-does-not-fit\">https://example.com/0</omitted>\n\
+             <omitted_more count=\"1\"/>\n</omitted_documents>"
+        );
+        let label = ExcerptLabel {
+            query: "q \"x\" <y>".into(),
+            lines: "1-2".into(),
+            of_chars: 99,
+        };
+        assert!(xml::document(&documents[1], "e", Some(&label)).starts_with(
+            "\" id=\"b\" excerpt_query=\"q &quot;x&quot; &lt;y&gt;\" excerpt_lines=\"1-2\" excerpt_of_chars=\"99\">\n"
+        ));
+    }
+
+    #[test]
+    fn serializes_the_exact_markdown_shape() {
+        let documents = [
+            document(0, "src/a.rs", "fn a() {}\n// ```` fence"),
+            document(1, "b", "plain"),
+        ];
+        let layout = Layout::build(
+            Counter::new(Encoding::Cl100kBase),
+            Envelope::Markdown,
+            &documents,
+            Some(0),
+        );
+        assert_eq!(
+            layout.render(&[0]),
+            "# Documents\n## src/a.rs\nSource: https://example.com/0\n`````markdown\nfn a() {}\n// ```` fence\n`````\n\
+             # Omitted documents (whole document does not fit)\n- and 1 more\n"
+        );
+        let layout = Layout::build(
+            Counter::new(Encoding::Cl100kBase),
+            Envelope::Markdown,
+            &documents,
+            Some(5),
+        );
+        assert_eq!(
+            layout.render(&[]),
+            "# Documents\n(none)\n# Omitted documents (whole document does not fit)\n- src/a.rs: https://example.com/0\n- b: https://example.com/1\n"
+        );
+        assert_eq!(
+            layout.render(&[0, 1]),
+            "# Documents\n## src/a.rs\nSource: https://example.com/0\n`````markdown\nfn a() {}\n// ```` fence\n`````\n\
+             ## b\nSource: https://example.com/1\n```text\nplain\n```\n\
+             # Omitted documents (whole document does not fit)\n(none)\n"
+        );
     }
 
     #[test]
@@ -538,23 +1017,26 @@ mod tests {
             "12345",
             "don'",
             "日本語",
-            "quote \"",
+            "quote \" and </document_content> and ``` fence",
             "x",
             "line\n\n",
             "  \u{3000}",
             "!!!",
+            "/slash first\n",
+            "\n\nnewlines first",
         ];
         let documents: Vec<Document> = contents
             .iter()
             .enumerate()
             .map(|(index, content)| document(index, &format!("d{index}"), content))
             .collect();
-        let orders: [&[usize]; 5] = [
+        let orders: [&[usize]; 6] = [
             &[],
             &[0],
             &[1, 0],
             &[9, 8, 7, 6, 5, 4, 3, 2, 1, 0],
             &[3, 5, 6, 2],
+            &[11, 10, 0],
         ];
         for encoding in [
             Encoding::Cl100kBase,
@@ -562,22 +1044,77 @@ mod tests {
             Encoding::R50kBase,
         ] {
             let counter = Counter::new(encoding);
-            for notes in [false, true] {
-                let layout = Layout::of_documents(counter, &documents, notes);
-                for order in orders {
-                    let text = layout.render(order);
+            for envelope in Envelope::ALL {
+                for notes in [None, Some(0), Some(1), Some(3), Some(50)] {
+                    let layout = Layout::build(counter, envelope, &documents, notes);
+                    for order in orders {
+                        let text = layout.render(order);
+                        assert_eq!(
+                            layout.total(order),
+                            reference(encoding, &text),
+                            "{encoding} {envelope} {notes:?} {order:?} {text}"
+                        );
+                    }
+                    let all: Vec<usize> = (0..documents.len()).collect();
                     assert_eq!(
-                        layout.total(order),
-                        reference(encoding, &text),
-                        "{encoding} {order:?} {text}"
+                        layout.total(&all),
+                        reference(encoding, &layout.render(&all))
                     );
                 }
-                let all: Vec<usize> = (0..documents.len()).collect();
+            }
+        }
+    }
+
+    #[test]
+    fn xml_position_numbers_are_counted_at_every_size() {
+        // Enough documents that positions reach three and four digits.
+        let documents: Vec<Document> = (0..1_100)
+            .map(|index| document(index, &format!("d{index}"), "x"))
+            .collect();
+        let all: Vec<usize> = (0..documents.len()).collect();
+        for encoding in [Encoding::Cl100kBase, Encoding::R50kBase] {
+            let counter = Counter::new(encoding);
+            let layout = Layout::build(counter, Envelope::Xml, &documents, Some(50));
+            for size in [9, 10, 99, 100, 999, 1000, 1_100] {
+                let order = &all[..size];
                 assert_eq!(
-                    layout.total(&all),
-                    reference(encoding, &layout.render(&all))
+                    layout.total(order),
+                    reference(encoding, &layout.render(order)),
+                    "{encoding} {size}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn the_note_is_cut_at_its_cap_and_counts_the_rest() {
+        let documents: Vec<Document> = (0..120)
+            .map(|index| document(index, &format!("d{index}"), "some text"))
+            .collect();
+        let counter = Counter::new(Encoding::Cl100kBase);
+        let layout = Layout::build(counter, Envelope::Json, &documents, Some(50));
+        let text = layout.render(&[3, 60]);
+        assert!(text.contains(r#"{"id":"d50","#));
+        assert!(!text.contains(r#"{"id":"d51","#));
+        assert!(text.ends_with(r#"],"omittedMore":68}"#), "{text}");
+        // A tally filled one document at a time agrees with a full count at
+        // every step, including when a listed document leaves the note.
+        let mut tally = Tally::new(&layout);
+        for index in [5, 119, 0, 50, 51, 52, 1] {
+            let mut order: Vec<usize> = Vec::new();
+            let with = tally.total_with(index);
+            tally.push(index);
+            assert_eq!(with, tally.total());
+            order.extend(
+                [5, 119, 0, 50, 51, 52, 1]
+                    .iter()
+                    .take_while(|&&i| i != index),
+            );
+            order.push(index);
+            assert_eq!(
+                tally.total(),
+                reference(Encoding::Cl100kBase, &layout.render(&order))
+            );
         }
     }
 }

@@ -429,6 +429,17 @@ pub enum Error {
         /// A decision per document (every one `not-tried`).
         decisions: Vec<Decision>,
     },
+    /// The per-entry count of the payload differs from a full count: a bug,
+    /// reported instead of a wrong number.
+    #[error(
+        "internal error: the payload counts {counted} tokens but packing computed {computed}; please report it with the command line (not the capture)"
+    )]
+    CountMismatch {
+        /// A full count of the payload.
+        counted: usize,
+        /// What the per-entry arithmetic gave.
+        computed: usize,
+    },
     /// Some required documents do not fit.
     #[error("{}", required_message(indices, *needed, *available))]
     RequiredDoesNotFit {
@@ -598,9 +609,9 @@ fn empty_envelope_message(needed: usize, available: u64, without_notes: Option<u
     let short = needed as u64 - available.min(needed as u64);
     match without_notes {
         Some(bare) if bare as u64 <= available => format!(
-            "the omission notes do not fit: the empty envelope listing every document as omitted \
-             needs {needed} tokens but only {available} are available (short by {short}); \
-             without --note-omissions it needs {bare}"
+            "the omission note does not fit: the empty envelope with its note needs {needed} tokens \
+             but only {available} are available (short by {short}); without --note-omissions it \
+             needs {bare}; lower --note-omissions-max to list fewer documents"
         ),
         _ => format!(
             "the empty envelope needs {needed} tokens but only {available} are available \
@@ -665,6 +676,7 @@ impl Error {
                 .first()
                 .map_or("invalid-schema", |p| p.error.code()),
             Error::EmptyEnvelopeDoesNotFit { .. } => "empty-envelope-does-not-fit",
+            Error::CountMismatch { .. } => "internal",
             Error::RequiredDoesNotFit { .. } => "required-does-not-fit",
             Error::PayloadOutIsInput => "payload-out-is-input",
             Error::EmptyQuery => "empty-query",
@@ -712,7 +724,9 @@ impl Error {
             Error::EmptyEnvelopeDoesNotFit { .. } | Error::RequiredDoesNotFit { .. } => {
                 EXIT_DOES_NOT_FIT
             }
-            Error::Output { .. } | Error::PayloadOut { .. } => EXIT_FAILURE,
+            Error::Output { .. } | Error::PayloadOut { .. } | Error::CountMismatch { .. } => {
+                EXIT_FAILURE
+            }
         }
     }
 
@@ -807,12 +821,14 @@ mod tests {
         assert!(
             error(Some(4))
                 .to_string()
-                .starts_with("the omission notes do not fit:")
+                .starts_with("the omission note does not fit:")
         );
         assert!(
             error(Some(4))
                 .to_string()
-                .ends_with("without --note-omissions it needs 4")
+                .ends_with(
+                    "without --note-omissions it needs 4; lower --note-omissions-max to list fewer documents"
+                )
         );
     }
 

@@ -73,6 +73,7 @@ pub mod pack;
 pub mod tokens;
 
 pub use budget::{Budget, PartialBudget};
+pub use envelope::Envelope;
 pub use error::Error;
 pub use fixture::{Document, Fixture, Format, Limits};
 pub use pack::{Decision, Options, Plan, Policy, Reason};
@@ -86,7 +87,7 @@ pub struct Request {
     pub encoding: Option<Encoding>,
     /// Budget values that replace the fixture's, one by one.
     pub budget: PartialBudget,
-    /// Policy and omission notes.
+    /// Policy, envelope, omission notes and excerpts.
     pub options: Options,
 }
 
@@ -97,6 +98,8 @@ pub struct Outcome {
     pub encoding: Encoding,
     /// The policy used.
     pub policy: Policy,
+    /// The payload's layout.
+    pub envelope: Envelope,
     /// The budget after overrides.
     pub budget: Budget,
     /// The selection, its decisions and the payload.
@@ -141,7 +144,7 @@ pub fn settings(fixture: &Fixture, request: &Request) -> Result<Settings, Error>
 /// Packs a validated fixture.
 ///
 /// ```
-/// use packer::{Fixture, Limits, Options, Policy, Request};
+/// use packer::{Counter, Encoding, Envelope, Fixture, Limits, Options, Policy, Request};
 ///
 /// let capture = br#"{"budget": {"contextTokens": 60, "reservedOtherInputTokens": 0,
 ///   "reservedOutputTokens": 0, "safetyTokens": 0},
@@ -163,6 +166,16 @@ pub fn settings(fixture: &Fixture, request: &Request) -> Result<Settings, Error>
 ///         assert!(decision.needed_tokens > decision.free_tokens as i64);
 ///     }
 /// }
+///
+/// // The same documents as XML (SPEC §2.1), with every guarantee kept.
+/// let request = Request {
+///     options: Options { envelope: Envelope::Xml, ..Options::default() },
+///     ..Request::default()
+/// };
+/// let plan = packer::pack(&fixture, &request)?.plan;
+/// assert!(plan.payload_text.starts_with("<documents>\n<document index=\"1\" id=\"a\">\n"));
+/// assert!(plan.payload_text.ends_with("</documents>"));
+/// assert_eq!(plan.used_tokens, Counter::new(Encoding::Cl100kBase).count(&plan.payload_text));
 /// # Ok::<(), packer::Error>(())
 /// ```
 pub fn pack(fixture: &Fixture, request: &Request) -> Result<Outcome, Error> {
@@ -177,6 +190,7 @@ pub fn pack(fixture: &Fixture, request: &Request) -> Result<Outcome, Error> {
     Ok(Outcome {
         encoding: settings.encoding,
         policy: request.options.policy,
+        envelope: request.options.envelope,
         budget: settings.budget,
         plan,
     })

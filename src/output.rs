@@ -38,6 +38,8 @@ pub struct Summary<'a> {
     pub encoding: &'static str,
     /// The policy's name.
     pub policy: &'static str,
+    /// The envelope's name (`json`, `xml`, `markdown`).
+    pub envelope: &'static str,
     /// For `max-fill`: whether the selection is proven the fullest.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optimal: Option<bool>,
@@ -267,6 +269,7 @@ impl<'a> Summary<'a> {
         Summary {
             encoding: outcome.encoding.name(),
             policy: outcome.policy.name(),
+            envelope: outcome.envelope.name(),
             optimal: plan.optimal,
             budget: outcome.budget,
             available_tokens: plan.available_tokens,
@@ -325,9 +328,10 @@ fn report(fixture: &Fixture, outcome: &Outcome) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "policy {}, encoding {}: {} of {} tokens used, {} free",
+        "policy {}, encoding {}, envelope {}: {} of {} tokens used, {} free",
         outcome.policy.name(),
         outcome.encoding.name(),
+        outcome.envelope.name(),
         plan.used_tokens,
         plan.available_tokens,
         plan.available_tokens - plan.used_tokens as u64,

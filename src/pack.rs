@@ -11,7 +11,9 @@ use rayon::prelude::*;
 
 use std::collections::HashMap;
 
-use crate::envelope::{Entry, ExcerptLabel, Layout, Tally, document_json, omitted_json};
+use crate::envelope::{
+    DEFAULT_NOTE_OMISSIONS_MAX, Entries, Entry, Envelope, ExcerptLabel, Layout, Tally,
+};
 use crate::error::Error;
 use crate::fixture::Document;
 use crate::focus::{Focus, Reader};
@@ -97,14 +99,31 @@ pub struct Decision {
 }
 
 /// What to pack and how.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     /// The selection policy.
     pub policy: Policy,
+    /// The payload's layout (`--envelope`).
+    pub envelope: Envelope,
     /// List the documents left out inside the payload.
     pub note_omissions: bool,
+    /// With `note_omissions`: list at most this many documents, then count
+    /// the rest (`--note-omissions-max`, SPEC §3.1).
+    pub note_omissions_max: usize,
     /// Try a focused excerpt of a document whose whole text does not fit.
     pub excerpt: Option<ExcerptOptions>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            policy: Policy::default(),
+            envelope: Envelope::default(),
+            note_omissions: false,
+            note_omissions_max: DEFAULT_NOTE_OMISSIONS_MAX,
+            excerpt: None,
+        }
+    }
 }
 
 /// How focused excerpts are made (`--excerpt-query` and its companions).
@@ -154,13 +173,17 @@ pub fn plan(
     // One parallel pass: each document's content alone, its envelope entry
     // and, with omissions noted, its omitted entry.
     let notes = options.note_omissions;
+    let maker = Entries::new(
+        options.envelope,
+        counter,
+        notes.then_some(options.note_omissions_max),
+    );
     let counted: Vec<(usize, Entry, Option<Entry>)> = documents
         .par_iter()
         .map(|document| {
             let content = counter.count(&document.content);
-            let json = document_json(document, &document.content, None);
-            let entry = Entry::document(json, &counter, notes);
-            let omitted = notes.then(|| Entry::omitted(omitted_json(document), &counter));
+            let entry = maker.document(document, &document.content, None);
+            let omitted = notes.then(|| maker.omitted(document));
             (content, entry, omitted)
         })
         .collect();
@@ -172,7 +195,7 @@ pub fn plan(
         entries.push(entry);
         omitted.extend(omitted_entry);
     }
-    let layout = Layout::new(counter, entries, notes.then_some(omitted));
+    let layout = Layout::new(maker, entries, notes.then_some(omitted));
     let mut selector = Selector::new(&layout, available, content_tokens)?;
     selector.excerpts = options.excerpt.as_ref().map(|excerpt| Excerpts {
         options: excerpt,
@@ -214,7 +237,7 @@ pub fn plan(
             Some(selector.max_fill(&required, &rest))
         }
     };
-    Ok(selector.finish(optimal))
+    selector.finish(optimal)
 }
 
 /// The decisions of a failed run: each one made so far, sent nowhere
@@ -265,7 +288,12 @@ impl<'a> Selector<'a> {
         let empty = tally.total();
         if empty as u64 > available {
             let without_notes = layout.notes_omissions().then(|| {
-                let bare = Layout::new(layout.counter(), Vec::new(), None);
+                let entries = layout.entries();
+                let bare = Layout::new(
+                    Entries::new(entries.envelope(), entries.counter(), None),
+                    Vec::new(),
+                    None,
+                );
                 Tally::new(&bare).total()
             });
             return Err(Error::EmptyEnvelopeDoesNotFit {
@@ -378,8 +406,7 @@ impl<'a> Selector<'a> {
         let document = &excerpts.documents[index];
         let options = excerpts.options;
         let focus = Focus::new(&document.content, Some(&options.query), options.context);
-        let counter = self.layout.counter();
-        let notes = self.layout.notes_omissions();
+        let maker = self.layout.entries();
         let before = self.tally.total();
         for windows in (1..=focus.windows()).rev() {
             let excerpt = focus.excerpt_for(Reader::Model, windows, options.max_chars);
@@ -391,8 +418,7 @@ impl<'a> Selector<'a> {
                 lines: excerpt.lines,
                 of_chars: focus.chars(),
             };
-            let json = document_json(document, &excerpt.text, Some(&label));
-            let entry = Entry::document(json, &counter, notes);
+            let entry = maker.document(document, &excerpt.text, Some(&label));
             let after = self.tally.total_with_counts(index, entry.counts(), at_end);
             if after as u64 <= self.available {
                 self.tally.push_counts(index, entry.counts(), at_end);
@@ -414,20 +440,25 @@ impl<'a> Selector<'a> {
         false
     }
 
-    fn finish(self, optimal: Option<bool>) -> Plan {
+    /// The plan, once the payload's per-entry count is confirmed by one full
+    /// count of the payload (a difference is a bug, reported as an internal
+    /// error rather than a wrong number).
+    fn finish(self, optimal: Option<bool>) -> Result<Plan, Error> {
         let used_tokens = self.tally.total();
         let payload_text = match &self.excerpts {
             Some(excerpts) => self
                 .layout
-                .render_with(&self.order, |i| excerpts.chosen.get(&i).map(Entry::json)),
+                .render_with(&self.order, |i| excerpts.chosen.get(&i)),
             None => self.layout.render(&self.order),
         };
-        debug_assert_eq!(
-            used_tokens,
-            self.layout_counter_check(&payload_text),
-            "the per-entry count disagrees with a full count"
-        );
-        Plan {
+        let counted = self.layout.counter().count(&payload_text);
+        if counted != used_tokens {
+            return Err(Error::CountMismatch {
+                counted,
+                computed: used_tokens,
+            });
+        }
+        Ok(Plan {
             available_tokens: self.available,
             used_tokens,
             order: self.order,
@@ -440,17 +471,7 @@ impl<'a> Selector<'a> {
                 .collect(),
             optimal,
             payload_text,
-        }
-    }
-
-    #[cfg(debug_assertions)]
-    fn layout_counter_check(&self, payload: &str) -> usize {
-        self.layout.counter().count(payload)
-    }
-
-    #[cfg(not(debug_assertions))]
-    fn layout_counter_check(&self, _payload: &str) -> usize {
-        self.tally.total()
+        })
     }
 }
 

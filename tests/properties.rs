@@ -7,7 +7,8 @@ use common::oracle;
 
 use packer::pack::ExcerptOptions;
 use packer::{
-    Document, Encoding, Error, Fixture, Format, Options, PartialBudget, Policy, Reason, Request,
+    Document, Encoding, Envelope, Error, Fixture, Format, Options, PartialBudget, Policy, Reason,
+    Request,
 };
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -51,6 +52,11 @@ const FRAGMENTS: &[&str] = &[
     "\u{1}",
     "x",
     "# Title",
+    "```",
+    "</document_content>",
+    "<&>",
+    "\n## ",
+    "- ",
 ];
 
 fn content() -> impl Strategy<Value = String> {
@@ -71,7 +77,7 @@ fn documents(max: usize) -> impl Strategy<Value = Vec<Document>> {
             -3i32..=3,
             prop::bool::weighted(0.1),
             any::<bool>(),
-            select(&["a", "é", "x y", "🙂"][..]),
+            select(&["a", "é", "x y", "🙂", "<a&\"b>"][..]),
         ),
         0..=max,
     )
@@ -116,41 +122,76 @@ fn fixture(documents: Vec<Document>, encoding: Encoding, available: u64) -> Fixt
     }
 }
 
-fn request(policy: Policy, note_omissions: bool) -> Request {
+/// Omission notes: off, or on with a cap on the documents listed.
+type Notes = Option<usize>;
+
+fn notes() -> impl Strategy<Value = Notes> {
+    select(&[None, Some(0), Some(1), Some(3), Some(50)][..])
+}
+
+fn layout() -> impl Strategy<Value = Envelope> {
+    select(&Envelope::ALL[..])
+}
+
+fn request(policy: Policy, envelope: Envelope, notes: Notes) -> Request {
     Request {
         options: Options {
             policy,
-            note_omissions,
+            envelope,
+            note_omissions: notes.is_some(),
+            note_omissions_max: notes.unwrap_or(50),
             ..Options::default()
         },
         ..Request::default()
     }
 }
 
-/// The envelope of SPEC §2 for `order`, built independently of packer.
-fn envelope(documents: &[Document], order: &[usize], note_omissions: bool) -> String {
+fn format_name(d: &Document) -> &'static str {
+    match d.format {
+        Format::Markdown => "markdown",
+        Format::Text => "text",
+    }
+}
+
+/// The envelope of SPEC §2, §2.1 and §3.1 for `order`, built independently
+/// of packer from the contract's text (and README's Markdown bytes).
+fn envelope(layout: Envelope, documents: &[Document], order: &[usize], notes: Notes) -> String {
+    let omitted: Vec<&Document> = documents
+        .iter()
+        .filter(|d| !order.contains(&d.index))
+        .collect();
+    let listed = &omitted[..omitted.len().min(notes.unwrap_or(0))];
+    let more = omitted.len() - listed.len();
+    match layout {
+        Envelope::Xml => xml_envelope(documents, order, notes.map(|_| (listed, more))),
+        Envelope::Markdown => markdown_envelope(documents, order, notes.map(|_| (listed, more))),
+        _ => json_envelope(documents, order, notes.map(|_| (listed, more))),
+    }
+}
+
+fn json_envelope(
+    documents: &[Document],
+    order: &[usize],
+    note: Option<(&[&Document], usize)>,
+) -> String {
     let string = |s: &str| serde_json::to_string(s).unwrap();
     let entries: Vec<String> = order
         .iter()
         .map(|&i| {
             let d = &documents[i];
-            let format = match d.format {
-                Format::Markdown => "markdown",
-                Format::Text => "text",
-            };
             format!(
-                r#"{{"id":{},"url":{},"format":"{format}","content":{}}}"#,
+                r#"{{"id":{},"url":{},"format":"{}","content":{}}}"#,
                 string(&d.id),
                 string(&d.url),
+                format_name(d),
                 string(&d.content)
             )
         })
         .collect();
     let mut text = format!(r#"{{"documents":[{}]"#, entries.join(","));
-    if note_omissions {
-        let omitted: Vec<String> = documents
+    if let Some((listed, more)) = note {
+        let omitted: Vec<String> = listed
             .iter()
-            .filter(|d| !order.contains(&d.index))
             .map(|d| {
                 format!(
                     r#"{{"id":{},"url":{},"reason":"whole-document-does-not-fit"}}"#,
@@ -160,9 +201,97 @@ fn envelope(documents: &[Document], order: &[usize], note_omissions: bool) -> St
             })
             .collect();
         text.push_str(&format!(r#","omitted":[{}]"#, omitted.join(",")));
+        if more > 0 {
+            text.push_str(&format!(r#","omittedMore":{more}"#));
+        }
     }
     text.push('}');
     text
+}
+
+fn xml_envelope(
+    documents: &[Document],
+    order: &[usize],
+    note: Option<(&[&Document], usize)>,
+) -> String {
+    let attr = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+    };
+    let text = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    let mut out = String::from("<documents>\n");
+    for (position, &i) in order.iter().enumerate() {
+        let d = &documents[i];
+        out.push_str(&format!(
+            "<document index=\"{}\" id=\"{}\">\n<source>{}</source>\n<document_content>\n{}\n</document_content>\n</document>\n",
+            position + 1,
+            attr(&d.id),
+            text(&d.url),
+            d.content.replace("</document_content", "&lt;/document_content")
+        ));
+    }
+    out.push_str("</documents>");
+    if let Some((listed, more)) = note {
+        out.push_str("\n<omitted_documents>\n");
+        for d in listed {
+            out.push_str(&format!(
+                "<omitted id=\"{}\" reason=\"whole-document-does-not-fit\">{}</omitted>\n",
+                attr(&d.id),
+                text(&d.url)
+            ));
+        }
+        if more > 0 {
+            out.push_str(&format!("<omitted_more count=\"{more}\"/>\n"));
+        }
+        out.push_str("</omitted_documents>");
+    }
+    out
+}
+
+fn markdown_envelope(
+    documents: &[Document],
+    order: &[usize],
+    note: Option<(&[&Document], usize)>,
+) -> String {
+    let mut out = String::from("# Documents\n");
+    if order.is_empty() {
+        out.push_str("(none)\n");
+    }
+    for &i in order {
+        let d = &documents[i];
+        let longest = d
+            .content
+            .split(|c| c != '`')
+            .map(str::len)
+            .max()
+            .unwrap_or(0);
+        let fence = "`".repeat((longest + 1).max(3));
+        out.push_str(&format!(
+            "## {}\nSource: {}\n{fence}{}\n{}\n{fence}\n",
+            d.id,
+            d.url,
+            format_name(d),
+            d.content
+        ));
+    }
+    if let Some((listed, more)) = note {
+        out.push_str("# Omitted documents (whole document does not fit)\n");
+        for d in listed {
+            out.push_str(&format!("- {}: {}\n", d.id, d.url));
+        }
+        if more > 0 {
+            out.push_str(&format!("- and {more} more\n"));
+        } else if listed.is_empty() {
+            out.push_str("(none)\n");
+        }
+    }
+    out
 }
 
 proptest! {
@@ -176,18 +305,20 @@ proptest! {
         encoding in encoding(),
         available in 0u64..400,
         policy in select(&Policy::ALL[..]),
-        note_omissions in any::<bool>(),
+        layout in layout(),
+        notes in notes(),
     ) {
         let n = documents.len();
+        let note_omissions = notes.is_some();
         let fixture = fixture(documents.clone(), encoding, available);
         let core = oracle(encoding);
-        match packer::pack(&fixture, &request(policy, note_omissions)) {
+        match packer::pack(&fixture, &request(policy, layout, notes)) {
             Ok(outcome) => {
                 let plan = &outcome.plan;
                 prop_assert_eq!(plan.available_tokens, available);
                 prop_assert!(plan.used_tokens as u64 <= available);
                 prop_assert_eq!(plan.used_tokens, core.encode_ordinary(&plan.payload_text).len());
-                prop_assert_eq!(&plan.payload_text, &envelope(&documents, &plan.order, note_omissions));
+                prop_assert_eq!(&plan.payload_text, &envelope(layout, &documents, &plan.order, notes));
                 prop_assert_eq!(plan.decisions.len(), n);
                 for (index, decision) in plan.decisions.iter().enumerate() {
                     prop_assert_eq!(decision.index, index);
@@ -212,7 +343,7 @@ proptest! {
                 prop_assert_eq!(plan.optimal.is_some(), policy == Policy::MaxFill);
             }
             Err(Error::EmptyEnvelopeDoesNotFit { needed, .. }) => {
-                let empty = envelope(&documents, &[], note_omissions);
+                let empty = envelope(layout, &documents, &[], notes);
                 prop_assert_eq!(needed, core.encode_ordinary(&empty).len());
                 prop_assert!(needed as u64 > available);
             }
@@ -234,9 +365,13 @@ proptest! {
         documents in documents(10),
         encoding in encoding(),
         available in 0u64..400,
-        note_omissions in any::<bool>(),
+        layout in layout(),
+        // A note that lists every document: a cut note lists the first
+        // documents in input order, by contract.
+        notes in select(&[None, Some(50)][..]),
         seed in any::<u64>(),
     ) {
+        let note_omissions = notes.is_some();
         let mut shuffled = documents.clone();
         // A seeded Fisher-Yates over the non-required documents only.
         let free: Vec<usize> = (0..shuffled.len()).filter(|&i| !shuffled[i].required).collect();
@@ -251,7 +386,7 @@ proptest! {
         for (index, document) in shuffled.iter_mut().enumerate() {
             document.index = index;
         }
-        let request = request(Policy::Priority, note_omissions);
+        let request = request(Policy::Priority, layout, notes);
         let a = packer::pack(&fixture(documents.clone(), encoding, available), &request);
         let b = packer::pack(&fixture(shuffled.clone(), encoding, available), &request);
         match (a, b) {
@@ -288,11 +423,12 @@ proptest! {
         documents in documents(12),
         encoding in encoding(),
         available in 0u64..500,
-        note_omissions in any::<bool>(),
+        layout in layout(),
+        notes in notes(),
     ) {
         let fixture = fixture(documents, encoding, available);
         let used = |policy| {
-            packer::pack(&fixture, &request(policy, note_omissions)).map(|o| o.plan.used_tokens).ok()
+            packer::pack(&fixture, &request(policy, layout, notes)).map(|o| o.plan.used_tokens).ok()
         };
         if let Some(max_fill) = used(Policy::MaxFill) {
             prop_assert!(max_fill >= used(Policy::InOrder).unwrap());
@@ -307,9 +443,10 @@ proptest! {
         documents in documents(12),
         encoding in select(&[Encoding::Cl100kBase, Encoding::O200kBase, Encoding::R50kBase][..]),
         available in 20u64..500,
+        layout in layout(),
     ) {
         let fixture = fixture(documents.clone(), encoding, available);
-        let Ok(outcome) = packer::pack(&fixture, &request(Policy::MaxFill, false)) else {
+        let Ok(outcome) = packer::pack(&fixture, &request(Policy::MaxFill, layout, None)) else {
             return Ok(());
         };
         let core = oracle(encoding);
@@ -319,7 +456,7 @@ proptest! {
         for mask in 0u32..(1 << rest.len()) {
             let chosen: Vec<usize> = rest.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, &d)| d).collect();
             let order: Vec<usize> = required.iter().copied().chain(chosen.iter().copied()).collect();
-            let tokens = core.encode_ordinary(&envelope(&documents, &order, false)).len();
+            let tokens = core.encode_ordinary(&envelope(layout, &documents, &order, None)).len();
             if tokens as u64 > available {
                 continue;
             }
@@ -353,7 +490,8 @@ proptest! {
         encoding in encoding(),
         available in 0u64..400,
         policy in select(&Policy::ALL[..]),
-        note_omissions in any::<bool>(),
+        layout in layout(),
+        notes in notes(),
         query in select(&["word", "title, 123", "日本語", "x", "absent"][..]),
         context in 0usize..3,
         max_chars in 5usize..400,
@@ -361,9 +499,8 @@ proptest! {
         let fixture = fixture(documents.clone(), encoding, available);
         let request = Request {
             options: Options {
-                policy,
-                note_omissions,
                 excerpt: Some(ExcerptOptions { query: query.to_string(), context, max_chars }),
+                ..request(policy, layout, notes).options
             },
             ..Request::default()
         };
@@ -373,6 +510,18 @@ proptest! {
         let plan = &outcome.plan;
         prop_assert!(plan.used_tokens as u64 <= available);
         prop_assert_eq!(plan.used_tokens, oracle(encoding).encode_ordinary(&plan.payload_text).len());
+        if layout != Envelope::Json {
+            // Every whole document is in the payload verbatim (XML writes
+            // `</document_content` as `&lt;/document_content`).
+            for &index in &plan.order {
+                if plan.decisions[index].reason != Reason::ExcerptFits
+                    && !documents[index].content.contains("</document_content")
+                {
+                    prop_assert!(plan.payload_text.contains(&documents[index].content));
+                }
+            }
+            return Ok(());
+        }
         let payload: serde_json::Value = serde_json::from_str(&plan.payload_text).unwrap();
         for entry in payload["documents"].as_array().unwrap() {
             let index = documents.iter().position(|d| d.id == entry["id"]).unwrap();

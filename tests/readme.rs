@@ -110,3 +110,30 @@ fn the_readme_ci_recipe_prints_the_right_message_for_each_exit_status() {
         "{stderr}"
     );
 }
+
+#[test]
+fn the_readme_markdown_envelope_example_is_current() {
+    let readme = include_str!("../README.md");
+    let command =
+        "$ packer pack fixtures/demo.json --envelope markdown --note-omissions --format payload\n";
+    let start = readme
+        .find(command)
+        .expect("the README shows the Markdown envelope example")
+        + command.len();
+    let block = &readme[start..start + readme[start..].find("`````").unwrap()];
+    let output = Command::new(env!("CARGO_BIN_EXE_packer"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "pack",
+            "fixtures/demo.json",
+            "--envelope",
+            "markdown",
+            "--note-omissions",
+            "--format",
+            "payload",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), block);
+}

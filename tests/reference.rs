@@ -7,8 +7,9 @@ mod common;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use packer::envelope::DEFAULT_NOTE_OMISSIONS_MAX;
 use packer::output::{Format, render};
-use packer::{Counter, Encoding, Fixture, Limits, Options, Policy, Request};
+use packer::{Counter, Encoding, Envelope, Fixture, Limits, Options, Policy, Request};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -43,10 +44,20 @@ fn counts_match_npm_tiktoken_on_every_vector() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
+/// The options of a variant named `[ENVELOPE:]POLICY[+note-omissions[=MAX]]`.
 fn options_for(variant: &str) -> Options {
-    let (policy, note_omissions) = match variant.split_once('+') {
-        Some((policy, "note-omissions")) => (policy, true),
-        _ => (variant, false),
+    let (envelope, rest) = variant.split_once(':').unwrap_or(("json", variant));
+    let (policy, notes) = match rest.split_once('+') {
+        Some((policy, notes)) => (policy, Some(notes)),
+        None => (rest, None),
+    };
+    let note_omissions_max = match notes {
+        Some("note-omissions") | None => DEFAULT_NOTE_OMISSIONS_MAX,
+        Some(notes) => notes
+            .strip_prefix("note-omissions=")
+            .unwrap()
+            .parse()
+            .unwrap(),
     };
     let policy = Policy::ALL
         .into_iter()
@@ -54,7 +65,9 @@ fn options_for(variant: &str) -> Options {
         .unwrap();
     Options {
         policy,
-        note_omissions,
+        envelope: envelope.parse::<Envelope>().unwrap(),
+        note_omissions: notes.is_some(),
+        note_omissions_max,
         ..Options::default()
     }
 }
@@ -89,21 +102,51 @@ fn every_fixture_packs_exactly_like_the_reference() {
     paths.sort();
     assert!(paths.len() >= 60, "the expected outputs are incomplete");
     let mut compared = 0;
+    let mut cut_notes = 0;
+    let mut seen = std::collections::BTreeSet::new();
     let mut failures = Vec::new();
     for path in paths {
         let expected: serde_json::Map<String, Value> =
             serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
         let bytes = fs::read(source_of(&path)).unwrap();
-        let fixture = Fixture::from_bytes(&bytes, &Limits::default()).unwrap();
+        // The notes-at-scale fixtures hold more documents than the default.
+        let limits = Limits {
+            max_documents: 1_000,
+            ..Limits::default()
+        };
+        let fixture = Fixture::from_bytes(&bytes, &limits).unwrap();
         for (variant, want) in &expected {
             let got = run(&fixture, options_for(variant));
             compared += 1;
+            seen.insert(variant.clone());
+            // A note cut at the default cap: more than 50 documents omitted.
+            if variant.ends_with("+note-omissions")
+                && want["payloadText"].as_str().is_some_and(|p| {
+                    p.contains("omittedMore") || p.contains("omitted_more") || p.contains("- and ")
+                })
+                && want["decisions"]
+                    .as_array()
+                    .is_some_and(|d| d.iter().filter(|d| d["selected"] == false).count() > 50)
+            {
+                cut_notes += 1;
+            }
             if &got != want {
                 failures.push(format!("{} {variant}", path.display()));
             }
         }
     }
-    assert!(compared >= 300, "only {compared} cases compared");
+    assert!(compared >= 1_500, "only {compared} cases compared");
+    for envelope in ["xml:", "markdown:"] {
+        assert!(
+            seen.iter()
+                .any(|v| v.starts_with(envelope) && v.contains("max-fill")),
+            "no {envelope} max-fill case"
+        );
+    }
+    assert!(
+        cut_notes >= 20,
+        "only {cut_notes} cases with a note cut at its default cap"
+    );
     assert!(
         failures.is_empty(),
         "{} mismatches: {failures:#?}",
@@ -111,8 +154,8 @@ fn every_fixture_packs_exactly_like_the_reference() {
     );
 }
 
-/// On every bundled fixture, under every policy and with omissions noted or
-/// not, `usedTokens` is a fresh tiktoken-rs count of `payloadText` and never
+/// On every bundled fixture, under every policy, in every envelope and with
+/// omissions noted (the note cut at 3) or not, `usedTokens` is a fresh tiktoken-rs count of `payloadText` and never
 /// exceeds `availableTokens`.
 #[test]
 fn used_tokens_is_a_fresh_full_count_on_every_fixture() {
@@ -123,12 +166,17 @@ fn used_tokens_is_a_fresh_full_count_on_every_fixture() {
             continue;
         }
         let fixture = Fixture::from_bytes(&fs::read(&path).unwrap(), &Limits::default()).unwrap();
-        for policy in Policy::ALL {
+        for (policy, envelope) in Policy::ALL
+            .into_iter()
+            .flat_map(|p| Envelope::ALL.map(|e| (p, e)))
+        {
             for note_omissions in [false, true] {
                 let request = Request {
                     options: Options {
                         policy,
+                        envelope,
                         note_omissions,
+                        note_omissions_max: 3,
                         ..Options::default()
                     },
                     ..Request::default()

@@ -1,11 +1,11 @@
 //! Differential: packer's per-entry envelope count and its full count
 //! against tiktoken-rs `encode_ordinary` on envelopes built from arbitrary
-//! text cut into documents.
+//! text cut into documents, in every envelope, with and without a cut note.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use packer::envelope::Layout;
-use packer::{Counter, Document, Encoding, Format};
+use packer::{Counter, Document, Encoding, Envelope, Format};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, rest)) = data.split_first() else {
@@ -37,8 +37,10 @@ fuzz_target!(|data: &[u8]| {
             required: false,
         })
         .collect();
-    let notes = selector & 0x80 != 0;
-    let layout = Layout::of_documents(counter, &documents, notes);
+    // Bits 3-4 pick the envelope, bits 5-7 the note (off, or cut at 0-6).
+    let envelope = Envelope::ALL[(selector as usize >> 3) % 4 % 3];
+    let notes = (selector >> 5).checked_sub(1).map(usize::from);
+    let layout = Layout::build(counter, envelope, &documents, notes);
     let all: Vec<usize> = (0..documents.len()).rev().collect();
     for order in [&all[..], &all[all.len() / 2..], &[]] {
         let payload = layout.render(order);

@@ -1,10 +1,11 @@
 //! Arbitrary bytes through read -> parse -> validate -> pack, under every
-//! policy: either a clean error or a plan that keeps every guarantee.
+//! policy and in every envelope: either a clean error or a plan that keeps
+//! every guarantee.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use packer::pack::ExcerptOptions;
-use packer::{Counter, Fixture, Limits, Options, Policy, Request, settings};
+use packer::{Counter, Envelope, Fixture, Limits, Options, Policy, Request, settings};
 
 fuzz_target!(|data: &[u8]| {
     let limits = Limits {
@@ -18,13 +19,18 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let counter = Counter::new(resolved.encoding);
-    for policy in Policy::ALL {
-        for note_omissions in [false, true] {
+    let cases = Policy::ALL
+        .into_iter()
+        .flat_map(|policy| Envelope::ALL.map(|envelope| (policy, envelope)));
+    for (policy, envelope) in cases {
+        for (note_omissions, note_omissions_max) in [(false, 50), (true, 50), (true, 2)] {
             for excerpt in [None, Some("the, 1")] {
                 let request = Request {
                     options: Options {
                         policy,
+                        envelope,
                         note_omissions,
+                        note_omissions_max,
                         excerpt: excerpt.map(|query| ExcerptOptions {
                             query: query.into(),
                             context: 1,

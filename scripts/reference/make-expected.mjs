@@ -2,11 +2,16 @@
 //
 //   tests/data/count-vectors.json   (encoding, text, count) from npm tiktoken
 //   tests/data/conformance/*.json   seeded random fixtures with tricky text
+//                                   (100.json and up: many small documents
+//                                   and a tight budget, so that more than 50
+//                                   are omitted and the note is cut)
 //   tests/data/expected/*.json      the naive reference packer's output for
 //                                   every fixture under every policy
 //
 // Run from the repository root:
 //   (cd scripts/reference && npm ci) && node scripts/reference/make-expected.mjs
+// Names of expected files as arguments (fixture-demo.json ...) regenerate
+// only those (the whole run takes several minutes).
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { get_encoding } from "tiktoken";
@@ -118,16 +123,57 @@ function conformanceFixtures() {
   }
 }
 
+// Many small documents under a budget that leaves most of them out.
+function notesAtScaleFixtures() {
+  const dir = join(DATA, "conformance");
+  const next = rng(3101);
+  for (let n = 0; n < 4; n++) {
+    const encoding = ["cl100k_base", "o200k_base", "r50k_base", "cl100k_base"][n];
+    const count = 70 + Math.floor(next() * 90);
+    const documents = [];
+    for (let i = 0; i < count; i++) {
+      documents.push({
+        id: next() < 0.2 ? `file ${i} <&"✓">` : `src/mod${i}.rs`,
+        url: `https://example.com/tree/${n}/${i}${next() < 0.2 ? "?q=a&b=<c>" : ""}`,
+        format: next() < 0.5 ? "markdown" : "text",
+        content: randomText(next, 1 + Math.floor(next() * (next() < 0.1 ? 150 : 30))),
+        truncated: false,
+        priority: Math.floor(next() * 5) - 2,
+      });
+    }
+    const fixture = {
+      encoding,
+      budget: {
+        contextTokens: 1800 + Math.floor(next() * 1200),
+        reservedOtherInputTokens: 0,
+        reservedOutputTokens: 0,
+        safetyTokens: 0,
+      },
+      documents,
+    };
+    writeFileSync(join(dir, `${100 + n}.json`), JSON.stringify(fixture, null, 2) + "\n");
+  }
+}
+
+// Variant names: [ENVELOPE:]POLICY[+note-omissions[=MAX]] (json unprefixed).
 // max-fill with --note-omissions is left out: packer makes no optimality
 // claim there (moving a small document out of the omitted list can shrink
 // the count, so "fullest" and "every skip does not fit" pull apart).
-const VARIANTS = [
-  ["in-order", { policy: "in-order" }],
-  ["priority", { policy: "priority" }],
-  ["max-fill", { policy: "max-fill" }],
-  ["in-order+note-omissions", { policy: "in-order", noteOmissions: true }],
-  ["priority+note-omissions", { policy: "priority", noteOmissions: true }],
-];
+const VARIANTS = [];
+for (const envelope of ["json", "xml", "markdown"]) {
+  const prefix = envelope === "json" ? "" : `${envelope}:`;
+  VARIANTS.push(
+    [`${prefix}in-order`, { envelope, policy: "in-order" }],
+    [`${prefix}priority`, { envelope, policy: "priority" }],
+    [`${prefix}max-fill`, { envelope, policy: "max-fill" }],
+    [`${prefix}in-order+note-omissions`, { envelope, policy: "in-order", noteOmissions: true }],
+    [`${prefix}priority+note-omissions`, { envelope, policy: "priority", noteOmissions: true }],
+    [`${prefix}in-order+note-omissions=2`, { envelope, policy: "in-order", noteOmissions: true, noteOmissionsMax: 2 }],
+    [`${prefix}priority+note-omissions=2`, { envelope, policy: "priority", noteOmissions: true, noteOmissionsMax: 2 }],
+  );
+}
+
+const ONLY = process.argv.slice(2);
 
 function expected() {
   const dir = join(DATA, "expected");
@@ -139,6 +185,8 @@ function expected() {
     ...readdirSync(join(DATA, "conformance")).map((f) => ["tests/data/conformance", f]),
   ];
   for (const [folder, file] of sources) {
+    const stem = folder === "fixtures" ? `fixture-${file}` : `conformance-${file}`;
+    if (ONLY.length > 0 && !ONLY.includes(stem)) continue;
     const fixture = JSON.parse(readFileSync(join(ROOT, folder, file), "utf8").replace(/^\uFEFF/, ""));
     const out = {};
     for (const [name, options] of VARIANTS) {
@@ -146,11 +194,11 @@ function expected() {
       if (options.policy === "max-fill" && nonRequired > 14) continue;
       out[name] = pack(fixture, options);
     }
-    const stem = folder === "fixtures" ? `fixture-${file}` : `conformance-${file}`;
     writeFileSync(join(dir, stem), JSON.stringify(out, null, 1) + "\n");
   }
 }
 
 countVectors();
 conformanceFixtures();
+notesAtScaleFixtures();
 expected();

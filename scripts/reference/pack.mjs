@@ -5,7 +5,9 @@
 // against it.
 //
 // Usage: node pack.mjs FIXTURE [--policy in-order|priority|max-fill]
-//                              [--note-omissions] [--encoding E]
+//                              [--envelope json|xml|markdown]
+//                              [--note-omissions [--note-omissions-max N]]
+//                              [--encoding E]
 // Prints the JSON object of SPEC §4 (payloadText included), or
 // {"error": CODE} for empty-envelope-does-not-fit / required-does-not-fit.
 import { readFileSync } from "node:fs";
@@ -31,17 +33,71 @@ function omittedJson(d) {
   return `{"id":${JSON.stringify(d.id)},"url":${JSON.stringify(d.url)},"reason":"${REASON_OMITTED}"}`;
 }
 
-function envelope(docs, omitted) {
+// SPEC §2 (and §3.1's cut note): `omitted` is null without notes, else
+// { listed, more }.
+function jsonEnvelope(docs, omitted) {
   let text = `{"documents":[${docs.map(documentJson).join(",")}]`;
-  if (omitted) text += `,"omitted":[${omitted.map(omittedJson).join(",")}]`;
+  if (omitted) {
+    text += `,"omitted":[${omitted.listed.map(omittedJson).join(",")}]`;
+    if (omitted.more > 0) text += `,"omittedMore":${omitted.more}`;
+  }
   return text + "}";
 }
+
+// SPEC §2.1, XML: ATTR escapes & < > ", TEXT escapes & < >, content only
+// has "</document_content" written "&lt;/document_content".
+const attr = (s) => s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
+const text = (s) => s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+
+function xmlEnvelope(docs, omitted) {
+  let out = "<documents>\n";
+  docs.forEach((d, i) => {
+    out += `<document index="${i + 1}" id="${attr(d.id)}">\n<source>${text(d.url)}</source>\n`;
+    out += `<document_content>\n${d.content.replaceAll("</document_content", "&lt;/document_content")}\n</document_content>\n</document>\n`;
+  });
+  out += "</documents>";
+  if (omitted) {
+    out += "\n<omitted_documents>\n";
+    for (const d of omitted.listed) {
+      out += `<omitted id="${attr(d.id)}" reason="${REASON_OMITTED}">${text(d.url)}</omitted>\n`;
+    }
+    if (omitted.more > 0) out += `<omitted_more count="${omitted.more}"/>\n`;
+    out += "</omitted_documents>";
+  }
+  return out;
+}
+
+// README "The payload", Markdown: a heading per document, its url, the
+// content in a fence one backtick longer than its longest backtick run
+// (at least three), omission notes as a list.
+function markdownEnvelope(docs, omitted) {
+  let out = "# Documents\n";
+  if (docs.length === 0) out += "(none)\n";
+  for (const d of docs) {
+    const longest = Math.max(0, ...(d.content.match(/`+/g) ?? []).map((run) => run.length));
+    const fence = "`".repeat(Math.max(3, longest + 1));
+    out += `## ${d.id}\nSource: ${d.url}\n${fence}${d.format}\n${d.content}\n${fence}\n`;
+  }
+  if (omitted) {
+    out += "# Omitted documents (whole document does not fit)\n";
+    for (const d of omitted.listed) out += `- ${d.id}: ${d.url}\n`;
+    if (omitted.more > 0) out += `- and ${omitted.more} more\n`;
+    else if (omitted.listed.length === 0) out += "(none)\n";
+  }
+  return out;
+}
+
+const ENVELOPES = { json: jsonEnvelope, xml: xmlEnvelope, markdown: markdownEnvelope };
 
 function compareBytes(a, b) {
   return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }
 
-export function pack(fixture, { policy = "in-order", noteOmissions = false, encoding } = {}) {
+export function pack(
+  fixture,
+  { policy = "in-order", envelope = "json", noteOmissions = false, noteOmissionsMax = 50, encoding } = {},
+) {
+  const render = ENVELOPES[envelope];
   const encodingName = encoding ?? fixture.encoding ?? "cl100k_base";
   const enc = get_encoding(TIKTOKEN_NAME[encodingName]);
   const count = (text) => enc.encode_ordinary(text).length;
@@ -57,11 +113,16 @@ export function pack(fixture, { policy = "in-order", noteOmissions = false, enco
   const contentTokens = docs.map((d) => count(d.content));
 
   // The envelope for documents `chosen` (payload order); with omissions,
-  // every other document is listed in input order.
+  // the first noteOmissionsMax other documents are listed in input order
+  // and the rest counted (SPEC §3.1).
   const measure = (chosen) => {
     const ids = new Set(chosen.map((d) => d.index));
-    const omitted = noteOmissions ? docs.filter((d) => !ids.has(d.index)) : null;
-    const text = envelope(chosen, omitted);
+    let omitted = null;
+    if (noteOmissions) {
+      const all = docs.filter((d) => !ids.has(d.index));
+      omitted = { listed: all.slice(0, noteOmissionsMax), more: Math.max(0, all.length - noteOmissionsMax) };
+    }
+    const text = render(chosen, omitted);
     return { text, tokens: count(text) };
   };
 
@@ -154,6 +215,7 @@ export function pack(fixture, { policy = "in-order", noteOmissions = false, enco
   const result = {
     encoding: encodingName,
     policy,
+    envelope,
   };
   if (optimal !== undefined) result.optimal = optimal;
   Object.assign(result, {
@@ -186,6 +248,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   for (let i = 0; i < args.length; i++) {
     if (args[i] === "--policy") options.policy = args[++i];
     else if (args[i] === "--note-omissions") options.noteOmissions = true;
+    else if (args[i] === "--note-omissions-max") options.noteOmissionsMax = Number(args[++i]);
+    else if (args[i] === "--envelope") options.envelope = args[++i];
     else if (args[i] === "--encoding") options.encoding = args[++i];
     else file = args[i];
   }

@@ -12,7 +12,7 @@ use packer::fixture::{DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
 use packer::pack::ExcerptOptions;
 use packer::{Limits, Options};
 
-use super::{PolicyArg, SettingsArgs};
+use super::{EnvelopeArg, PolicyArg, SettingsArgs};
 
 pub const AFTER_HELP: &str = "\
 Each input line is one fixture (the JSON object `packer pack` reads, on one
@@ -56,9 +56,17 @@ pub struct BatchArgs {
     #[arg(long, value_enum, default_value_t = BatchFormatArg::Json)]
     pub format: BatchFormatArg,
 
+    /// The payloads' layout
+    #[arg(long, value_enum, default_value_t = EnvelopeArg::Json)]
+    pub envelope: EnvelopeArg,
+
     /// List the documents left out inside each payload (and count that list)
     #[arg(long)]
     pub note_omissions: bool,
+
+    /// With --note-omissions: list at most N left-out documents, then count the rest
+    #[arg(long, value_name = "N", default_value_t = packer::envelope::DEFAULT_NOTE_OMISSIONS_MAX, requires = "note_omissions")]
+    pub note_omissions_max: usize,
 
     /// When a whole document does not fit, try a labelled excerpt of the
     /// lines around these terms
@@ -86,7 +94,9 @@ pub enum BatchFormatArg {
 pub fn batch(args: BatchArgs) -> Result<i32, Error> {
     let request = args.settings.request(Options {
         policy: args.policy.policy(),
+        envelope: args.envelope.envelope(),
         note_omissions: args.note_omissions,
+        note_omissions_max: args.note_omissions_max,
         excerpt: args.excerpt_query.map(|query| ExcerptOptions {
             query,
             context: args.excerpt_context,

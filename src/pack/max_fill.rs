@@ -13,7 +13,7 @@ impl Selector<'_> {
     /// envelope after the required documents, which are already in. Returns
     /// whether the choice is proven optimal.
     pub(super) fn max_fill(&mut self, required: &[usize], rest: &[usize]) -> bool {
-        let proven = if self.layout.notes_omissions() {
+        let proven = if self.layout.notes_omissions() || !self.layout.additive() {
             None
         } else {
             self.max_fill_exact(required, rest)

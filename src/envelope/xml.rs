@@ -1,0 +1,113 @@
+//! The XML envelope of SPEC §2.1: Anthropic's long-context layout, one
+//! `<document index="{i}" id="...">` per selected document.
+//!
+//! Every cut between the texts here is `>\n` followed by `<` (see
+//! [`super`]), and the only text that depends on a document's position is
+//! its `index` number, which the pre-tokenizer always splits off on its own
+//! (`="` before it and `"` after it are punctuation runs that stop at a
+//! digit and at a space), so its tokens are counted apart.
+
+use super::{ExcerptLabel, OMITTED_REASON, Shape};
+use crate::fixture::Document;
+
+/// The XML envelope's fixed texts.
+pub(super) const SHAPE: Shape = Shape {
+    open: "<documents>\n",
+    join: "",
+    endings: [
+        "</documents>",
+        "</documents>\n<omitted_documents>\n</omitted_documents>",
+        "</documents>\n<omitted_documents>\n",
+        "</documents>\n<omitted_documents>\n",
+    ],
+    empties: [
+        "<documents>\n</documents>",
+        "<documents>\n</documents>\n<omitted_documents>\n</omitted_documents>",
+        "<documents>\n</documents>\n<omitted_documents>\n",
+        "<documents>\n</documents>\n<omitted_documents>\n",
+    ],
+    omitted_join: "",
+    list_end: "</omitted_documents>",
+    more_join: "",
+};
+
+/// What every document entry starts with, before its position number.
+pub(super) const ENTRY_START: &str = "<document index=\"";
+
+/// The count of omitted documents not listed, then the end of the list.
+pub(super) fn more(more: usize) -> String {
+    format!("<omitted_more count=\"{more}\"/>\n</omitted_documents>")
+}
+
+/// `ATTR(s)`: `&` `<` `>` `"` as entities, nothing else.
+fn push_attr(out: &mut String, value: &str) {
+    for c in value.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// `TEXT(s)`: `&` `<` `>` as entities, nothing else.
+fn push_text(out: &mut String, value: &str) {
+    for c in value.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// A document entry after its position number: from the `"` closing
+/// `index` to `</document>\n`. The content is as given, except that
+/// `</document_content` is written `&lt;/document_content`.
+pub(super) fn document(
+    document: &Document,
+    content: &str,
+    excerpt: Option<&ExcerptLabel>,
+) -> String {
+    let mut out = String::with_capacity(content.len() + document.url.len() + 128);
+    out.push_str("\" id=\"");
+    push_attr(&mut out, &document.id);
+    out.push('"');
+    if let Some(excerpt) = excerpt {
+        out.push_str(" excerpt_query=\"");
+        push_attr(&mut out, &excerpt.query);
+        out.push_str("\" excerpt_lines=\"");
+        push_attr(&mut out, &excerpt.lines);
+        out.push_str("\" excerpt_of_chars=\"");
+        out.push_str(&excerpt.of_chars.to_string());
+        out.push('"');
+    }
+    out.push_str(">\n<source>");
+    push_text(&mut out, &document.url);
+    out.push_str("</source>\n<document_content>\n");
+    let mut rest = content;
+    while let Some(at) = rest.find("</document_content") {
+        out.push_str(&rest[..at]);
+        out.push_str("&lt;");
+        rest = &rest[at + 1..];
+    }
+    out.push_str(rest);
+    out.push_str("\n</document_content>\n</document>\n");
+    out
+}
+
+/// `<omitted id="{ATTR(id)}" reason="{REASON}">{TEXT(url)}</omitted>\n`.
+pub(super) fn omitted(document: &Document) -> String {
+    let mut out = String::with_capacity(document.id.len() + document.url.len() + 64);
+    out.push_str("<omitted id=\"");
+    push_attr(&mut out, &document.id);
+    out.push_str("\" reason=\"");
+    out.push_str(OMITTED_REASON);
+    out.push_str("\">");
+    push_text(&mut out, &document.url);
+    out.push_str("</omitted>\n");
+    out
+}
