@@ -283,6 +283,7 @@ fn pack(
                 context: excerpt_context.unwrap_or(packer::focus::DEFAULT_CONTEXT),
                 max_chars: excerpt_max_chars.unwrap_or(packer::focus::DEFAULT_MAX_CHARS),
             }),
+            ..Options::default()
         },
     };
     let limits = Limits {
