@@ -22,11 +22,15 @@ use crate::fixture::{Fixture, Limits};
 use crate::output::{ErrorList, ErrorRecord, Refusal, Summary};
 use crate::{Error, Request};
 
-/// At most this many lines are held (read, being packed, or rendered) per chunk.
+/// At most this many lines are read into one chunk, and packed as one group.
 const CHUNK_LINES: usize = 1024;
-/// At most about this many input bytes are held per chunk (a chunk always
-/// takes at least one line, itself bounded by `max_input_bytes`).
+/// At most about this many input bytes are read into one chunk (a chunk
+/// always takes at least one line, itself bounded by `max_input_bytes`).
 const CHUNK_BYTES: usize = 16 << 20;
+/// Chunks read ahead while a group is packed.
+const QUEUED_CHUNKS: usize = 4;
+/// The reader's buffer.
+const READ_BUFFER: usize = 1 << 20;
 
 /// How each line of a batch is packed.
 #[derive(Debug, Clone, Default)]
@@ -115,21 +119,31 @@ enum Line {
 /// input (`unreadable-input`) or to write the output (`output-failed`),
 /// after which the batch stops.
 pub fn run(
-    input: impl BufRead + Send + 'static,
+    input: impl Read + Send + 'static,
     output: &mut (impl Write + ?Sized),
     options: &BatchOptions,
     mut on_error: impl FnMut(&LineError),
 ) -> Result<BatchReport, Error> {
     let mut report = BatchReport::default();
     let limit = options.limits.max_input_bytes;
-    // One chunk is packed while the next is read. The reader is not joined:
-    // if writing fails it ends at its next send, or with the process.
-    let (sender, chunks) = mpsc::sync_channel::<io::Result<Vec<Line>>>(1);
+    // The reader sends what it has whenever the input has nothing more
+    // ready, so a line is answered without waiting for later ones; the
+    // packer takes everything queued (up to one chunk) and packs it on every
+    // core while the reader goes on. The reader is not joined: if writing
+    // fails it ends at its next send, or with the process.
+    let (sender, chunks) = mpsc::sync_channel::<io::Result<Vec<Line>>>(QUEUED_CHUNKS);
     std::thread::spawn(move || read_chunks(input, limit, sender));
-    for chunk in chunks {
-        let chunk = chunk.map_err(|error| Error::UnreadableInput { kind: error.kind() })?;
+    while let Ok(first) = chunks.recv() {
+        let mut group = first.map_err(|error| Error::UnreadableInput { kind: error.kind() })?;
+        while group.len() < CHUNK_LINES && size(&group) < CHUNK_BYTES {
+            match chunks.try_recv() {
+                Ok(more) => group
+                    .extend(more.map_err(|error| Error::UnreadableInput { kind: error.kind() })?),
+                Err(_) => break,
+            }
+        }
         let first_line = report.lines + 1;
-        let results: Vec<Packed> = chunk
+        let results: Vec<Packed> = group
             .into_par_iter()
             .map(|line| pack_line(line, options))
             .collect();
@@ -146,22 +160,30 @@ pub fn run(
                 .write_all(&packed.out)
                 .map_err(|error| Error::Output { kind: error.kind() })?;
         }
+        output
+            .flush()
+            .map_err(|error| Error::Output { kind: error.kind() })?;
     }
-    output
-        .flush()
-        .map_err(|error| Error::Output { kind: error.kind() })?;
     Ok(report)
+}
+
+/// The bytes held by `lines`.
+fn size(lines: &[Line]) -> usize {
+    lines
+        .iter()
+        .map(|line| match line {
+            Line::Bytes(bytes) => bytes.len(),
+            Line::TooLarge => 0,
+        })
+        .sum()
 }
 
 const INTERNAL: &str = "packer failed unexpectedly on this line; please report it with the command line (not the capture)";
 
 /// Reads chunks of lines and sends them until the input ends, the
 /// receiver goes away, or reading fails.
-fn read_chunks(
-    mut input: impl BufRead,
-    limit: u64,
-    sender: mpsc::SyncSender<io::Result<Vec<Line>>>,
-) {
+fn read_chunks(input: impl Read, limit: u64, sender: mpsc::SyncSender<io::Result<Vec<Line>>>) {
+    let mut input = io::BufReader::with_capacity(READ_BUFFER, input);
     loop {
         let mut chunk = Vec::new();
         let mut bytes = 0usize;
@@ -173,6 +195,10 @@ fn read_chunks(
                         bytes += b.len();
                     }
                     chunk.push(line);
+                    if input.buffer().is_empty() {
+                        // Reading on could wait: send what is here first.
+                        break;
+                    }
                 }
                 Ok(None) => {
                     ended = true;

@@ -238,3 +238,48 @@ fn a_bad_flag_is_a_usage_error_before_any_line_is_read() {
     assert_eq!(bad.status, 2);
     assert_eq!(bad.stdout, "");
 }
+
+#[test]
+fn a_line_is_answered_before_the_input_ends() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_packer"))
+        .current_dir(root())
+        .env_clear()
+        .args(["batch", "--format", "summary"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    for i in 0..3 {
+        writeln!(stdin, "{}", small_fixture(i)).unwrap();
+        stdin.flush().unwrap();
+        // The input stays open: the answer must come anyway.
+        let mut answer = String::new();
+        stdout.read_line(&mut answer).unwrap();
+        let value: Value = serde_json::from_str(&answer).unwrap();
+        assert_eq!(value["decisions"][0]["id"], format!("doc-{i}"));
+    }
+    drop(stdin);
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    assert_eq!(rest, "");
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[test]
+fn a_missing_input_file_is_named_and_nothing_is_written() {
+    let missing = run(&["batch", "no-such-file.jsonl"], b"");
+    assert_eq!(missing.status, 3);
+    assert_eq!(missing.stdout, "");
+    assert!(
+        missing
+            .stderr
+            .starts_with("error[unreadable-input]: no such file: no-such-file.jsonl"),
+        "{}",
+        missing.stderr
+    );
+}

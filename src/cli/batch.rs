@@ -1,7 +1,7 @@
 //! `packer batch`: JSON Lines of fixtures on standard input (or a file), one
 //! JSON Lines result per input line on standard output.
 
-use std::io::{self, BufReader};
+use std::io;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
@@ -123,17 +123,13 @@ pub fn batch(args: BatchArgs) -> Result<i32, Error> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let report = if args.input == std::path::Path::new("-") {
-        let stdin = BufReader::with_capacity(1 << 16, io::stdin());
-        batch::run(stdin, &mut out, &options, on_error)
+        batch::run(io::stdin(), &mut out, &options, on_error)
     } else {
-        let file = std::fs::File::open(&args.input)
-            .map_err(|error| Error::UnreadableInput { kind: error.kind() })?;
-        batch::run(
-            BufReader::with_capacity(1 << 16, file),
-            &mut out,
-            &options,
-            on_error,
-        )
+        let file = std::fs::File::open(&args.input).map_err(|error| Error::ReadFailed {
+            path: packer::output::terminal_safe(&args.input.to_string_lossy()),
+            kind: error.kind(),
+        })?;
+        batch::run(file, &mut out, &options, on_error)
     };
     match report {
         Ok(report) => Ok(report.exit_status()),
