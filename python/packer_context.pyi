@@ -40,6 +40,7 @@ def pack(
     fixture: Union[Mapping[str, Any], str, bytes, bytearray],
     *,
     policy: Optional[Policy] = None,
+    envelope: Optional[Literal["json", "xml", "markdown"]] = None,
     budget: Optional[int] = None,
     encoding: Optional[EncodingName] = None,
     model: Optional[str] = None,
@@ -48,6 +49,7 @@ def pack(
     reserved_output_tokens: Optional[int] = None,
     safety_tokens: Optional[int] = None,
     note_omissions: bool = False,
+    note_omissions_max: Optional[int] = None,
     excerpt_query: Optional[str] = None,
     excerpt_context: Optional[int] = None,
     excerpt_max_chars: Optional[int] = None,
@@ -60,9 +62,11 @@ def pack(
     ``fixture`` is the capture: a dict (serialized as compact JSON), or its
     JSON text as ``str`` or ``bytes`` (read exactly as ``packer pack`` reads a
     file). Each keyword is the ``packer pack`` option of the same name and
-    overrides the fixture: ``policy`` (default ``"in-order"``), ``encoding`` or
+    overrides the fixture: ``policy`` (default ``"in-order"``), ``envelope``
+    (``"json"``, ``"xml"``, ``"markdown"``; default ``"json"``), ``encoding`` or
     ``model`` (e.g. ``"gpt-4o"``), the four budget values, or ``budget=N`` for
-    ``contextTokens`` N with every reservation 0; ``note_omissions``;
+    ``contextTokens`` N with every reservation 0; ``note_omissions`` (with
+    ``note_omissions_max``, default 50);
     ``excerpt_query`` (with ``excerpt_context``, ``excerpt_max_chars``);
     ``max_input_bytes`` (default 1,048,576, counted on the bytes or the
     serialized dict) and ``max_documents`` (default 100). With

@@ -8,6 +8,7 @@
 //! No packing logic lives here.
 
 use packer::budget::MAX_BUDGET_VALUE;
+use packer::envelope::{DEFAULT_NOTE_OMISSIONS_MAX, Envelope};
 use packer::error::EXIT_USAGE;
 use packer::fixture::{DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
 use packer::output::{ErrorList, Refusal, Summary};
@@ -152,6 +153,16 @@ fn policy(py: Python<'_>, name: Option<&str>) -> PyResult<Policy> {
         })
 }
 
+fn envelope(py: Python<'_>, name: Option<&str>) -> PyResult<Envelope> {
+    let Some(name) = name else {
+        return Ok(Envelope::default());
+    };
+    Envelope::ALL
+        .into_iter()
+        .find(|envelope| envelope.name() == name)
+        .ok_or_else(|| usage(py, "envelope must be one of json, xml, markdown".into()))
+}
+
 /// The fixture's bytes: `bytes` as given, `str` as UTF-8, anything else
 /// (a dict) as JSON.
 fn fixture_bytes(py: Python<'_>, fixture: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
@@ -202,9 +213,11 @@ fn utf8_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
 /// JSON text as ``str`` or ``bytes`` (read exactly as ``packer pack`` reads a
 /// file). Each keyword is the ``packer pack`` option of the same name and
 /// overrides the fixture: ``policy`` (``"in-order"``, ``"priority"``,
-/// ``"max-fill"``), ``encoding`` or ``model`` (e.g. ``"gpt-4o"``), the four
+/// ``"max-fill"``), ``envelope`` (``"json"``, ``"xml"``, ``"markdown"``),
+/// ``encoding`` or ``model`` (e.g. ``"gpt-4o"``), the four
 /// budget values, or ``budget=N`` for ``contextTokens`` N with every
-/// reservation 0; ``note_omissions``; ``excerpt_query`` (with
+/// reservation 0; ``note_omissions`` (with ``note_omissions_max``, default
+/// 50); ``excerpt_query`` (with
 /// ``excerpt_context``, ``excerpt_max_chars``); ``max_input_bytes`` (default
 /// 1,048,576, counted on the bytes or the serialized dict) and
 /// ``max_documents`` (default 100). With ``payload=False`` the result omits
@@ -215,9 +228,10 @@ fn utf8_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
 /// cannot serialize.
 #[pyfunction]
 #[pyo3(signature = (
-    fixture, *, policy=None, budget=None, encoding=None, model=None,
+    fixture, *, policy=None, envelope=None, budget=None, encoding=None, model=None,
     context_tokens=None, reserved_other_input_tokens=None, reserved_output_tokens=None,
-    safety_tokens=None, note_omissions=false, excerpt_query=None, excerpt_context=None,
+    safety_tokens=None, note_omissions=false, note_omissions_max=None, excerpt_query=None,
+    excerpt_context=None,
     excerpt_max_chars=None, max_input_bytes=None, max_documents=None, payload=true
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -225,6 +239,7 @@ fn pack(
     py: Python<'_>,
     fixture: &Bound<'_, PyAny>,
     policy: Option<&str>,
+    envelope: Option<&str>,
     budget: Option<&Bound<'_, PyAny>>,
     encoding: Option<&str>,
     model: Option<&str>,
@@ -233,6 +248,7 @@ fn pack(
     reserved_output_tokens: Option<&Bound<'_, PyAny>>,
     safety_tokens: Option<&Bound<'_, PyAny>>,
     note_omissions: bool,
+    note_omissions_max: Option<usize>,
     excerpt_query: Option<String>,
     excerpt_context: Option<usize>,
     excerpt_max_chars: Option<usize>,
@@ -241,6 +257,13 @@ fn pack(
     payload: bool,
 ) -> PyResult<Py<PyAny>> {
     let policy = self::policy(py, policy)?;
+    let envelope = self::envelope(py, envelope)?;
+    if note_omissions_max.is_some() && !note_omissions {
+        return Err(usage(
+            py,
+            "note_omissions_max needs note_omissions=True".into(),
+        ));
+    }
     let encoding = resolve_encoding(py, encoding, model)?;
     let mut partial = PartialBudget {
         context_tokens: budget_value(py, "context_tokens", context_tokens)?,
@@ -277,13 +300,14 @@ fn pack(
         budget: partial,
         options: Options {
             policy,
+            envelope,
             note_omissions,
+            note_omissions_max: note_omissions_max.unwrap_or(DEFAULT_NOTE_OMISSIONS_MAX),
             excerpt: excerpt_query.map(|query| ExcerptOptions {
                 query,
                 context: excerpt_context.unwrap_or(packer::focus::DEFAULT_CONTEXT),
                 max_chars: excerpt_max_chars.unwrap_or(packer::focus::DEFAULT_MAX_CHARS),
             }),
-            ..Options::default()
         },
     };
     let limits = Limits {

@@ -39,6 +39,11 @@ OPTION_SETS = [
         {"excerpt_query": "limit budget", "excerpt_context": 1},
     ),
     (["--max-documents", "2"], {"max_documents": 2}),
+    (["--envelope", "xml", "--policy", "priority"], {"envelope": "xml", "policy": "priority"}),
+    (
+        ["--envelope", "markdown", "--note-omissions", "--note-omissions-max", "1"],
+        {"envelope": "markdown", "note_omissions": True, "note_omissions_max": 1},
+    ),
     (["--max-input-bytes", "600"], {"max_input_bytes": 600}),
 ]
 
@@ -232,6 +237,8 @@ def test_a_dict_with_a_lone_surrogate_is_refused_as_unpaired_surrogate():
         ({"budget": 2**53}, "budget must be a whole number from 0 to 9007199254740991"),
         ({"budget": 100, "safety_tokens": 1}, "give budget or the separate budget values, not both"),
         ({"excerpt_context": 2}, "excerpt_context and excerpt_max_chars need excerpt_query"),
+        ({"envelope": "yaml"}, "envelope must be one of json, xml, markdown"),
+        ({"note_omissions_max": 3}, "note_omissions_max needs note_omissions=True"),
     ],
 )
 def test_bad_arguments_are_usage_errors(keywords, message):
