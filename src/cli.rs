@@ -18,7 +18,9 @@ use packer::error::EXIT_OK;
 use packer::fixture::{self, DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
 use packer::output::{self, Format};
 use packer::pack::ExcerptOptions;
-use packer::{Counter, Encoding, Error, Fixture, Limits, Options, PartialBudget, Policy, Request};
+use packer::{
+    Counter, Encoding, Error, Fixture, Limits, Options, PartialBudget, Policy, Request, Tokenizer,
+};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -144,6 +146,10 @@ pub struct SettingsArgs {
     /// Count with the encoding of this model (e.g. gpt-4o, gpt-4, davinci)
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
+
+    /// Count with this tokenizer file (Hugging Face tokenizer.json or Mistral tekken.json)
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["encoding", "model"])]
+    pub tokenizer: Option<PathBuf>,
 
     #[command(flatten)]
     pub budget: BudgetArgs,
@@ -285,6 +291,10 @@ pub struct CountArgs {
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
 
+    /// Count with this tokenizer file (Hugging Face tokenizer.json or Mistral tekken.json)
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["encoding", "model"])]
+    pub tokenizer: Option<PathBuf>,
+
     /// Refuse inputs larger than this many bytes
     #[arg(long, value_name = "N", default_value_t = 1 << 30)]
     pub max_input_bytes: u64,
@@ -425,6 +435,7 @@ impl SettingsArgs {
     fn request(&self, options: Options) -> Result<Request, Error> {
         Ok(Request {
             encoding: self.encoding()?,
+            tokenizer: self.tokenizer.as_deref().map(Tokenizer::load).transpose()?,
             budget: self.budget.partial(),
             options,
         })
@@ -628,7 +639,7 @@ fn validate(args: ValidateArgs) -> Result<i32, Error> {
     let line = format!(
         "valid: {documents} document{}, {required} required, encoding {}, {} tokens available\n",
         if documents == 1 { "" } else { "s" },
-        settings.encoding,
+        settings.counter().label(),
         settings.available_tokens,
     );
     write_stdout(line.as_bytes())?;
@@ -636,11 +647,16 @@ fn validate(args: ValidateArgs) -> Result<i32, Error> {
 }
 
 fn count(args: CountArgs) -> Result<i32, Error> {
-    let encoding = resolve_encoding(Some(&args.encoding), args.model.as_deref())?
-        .unwrap_or(Encoding::Cl100kBase);
+    let counter = match &args.tokenizer {
+        Some(path) => Counter::with_tokenizer(Tokenizer::load(path)?),
+        None => Counter::new(
+            resolve_encoding(Some(&args.encoding), args.model.as_deref())?
+                .unwrap_or(Encoding::Cl100kBase),
+        ),
+    };
     let bytes = read_input(&args.file, args.max_input_bytes)?;
     let text = fixture::utf8(&bytes)?;
-    let tokens = Counter::new(encoding).count(text);
+    let tokens = counter.count(text);
     write_stdout(format!("{tokens}\n").as_bytes())?;
     Ok(EXIT_OK)
 }

@@ -325,6 +325,26 @@ pub enum Error {
     /// `--model` names a model with no known encoding.
     #[error("the model has no known encoding; give --encoding instead (see `packer encodings`)")]
     UnknownModel,
+    /// The `--tokenizer` file cannot be read.
+    #[error("cannot read the --tokenizer file ({kind}); check the path and its permissions")]
+    UnreadableTokenizer {
+        /// The operating system's kind of failure.
+        kind: std::io::ErrorKind,
+    },
+    /// The `--tokenizer` file is not a well-formed tokenizer.json or tekken.json.
+    #[error("the --tokenizer file is not a well-formed tokenizer.json or tekken.json: {problem}")]
+    InvalidTokenizer {
+        /// What is wrong, with a position or a count (never the file's text).
+        problem: String,
+    },
+    /// The `--tokenizer` file uses something packer cannot count exactly.
+    #[error(
+        "the --tokenizer file uses {component}, which packer cannot count exactly; it refuses rather than count approximately"
+    )]
+    UnsupportedTokenizer {
+        /// The component, by its type name (never the file's text).
+        component: String,
+    },
     /// A budget value is missing or invalid.
     #[error("{}", budget_message(field, *problem))]
     InvalidBudget {
@@ -661,6 +681,9 @@ impl Error {
             Error::InvalidSchema { .. } => "invalid-schema",
             Error::UnknownEncoding => "unknown-encoding",
             Error::UnknownModel => "unknown-model",
+            Error::UnreadableTokenizer { .. } => "unreadable-tokenizer",
+            Error::InvalidTokenizer { .. } => "invalid-tokenizer",
+            Error::UnsupportedTokenizer { .. } => "unsupported-tokenizer",
             Error::InvalidBudget { .. } | Error::ReservationsExceedContext { .. } => {
                 "invalid-budget"
             }
@@ -710,6 +733,9 @@ impl Error {
             | Error::UnpairedSurrogate { .. }
             | Error::InvalidSchema { .. }
             | Error::UnknownEncoding
+            | Error::UnreadableTokenizer { .. }
+            | Error::InvalidTokenizer { .. }
+            | Error::UnsupportedTokenizer { .. }
             | Error::InvalidBudget { .. }
             | Error::ReservationsExceedContext { .. }
             | Error::TooManyDocuments { .. }

@@ -77,7 +77,7 @@ pub use envelope::Envelope;
 pub use error::Error;
 pub use fixture::{Document, Fixture, Format, Limits};
 pub use pack::{Decision, Options, Plan, Policy, Reason};
-pub use tokens::{Counter, Encoding};
+pub use tokens::{Counter, Encoding, Splitting, Tokenizer};
 
 /// What a caller asks of [`pack()`] beyond the fixture: each value given here
 /// overrides the fixture's.
@@ -85,6 +85,9 @@ pub use tokens::{Counter, Encoding};
 pub struct Request {
     /// The encoding to count with, instead of the fixture's.
     pub encoding: Option<Encoding>,
+    /// A tokenizer file to count with, instead of any encoding (it wins
+    /// over `encoding` and the fixture's encoding).
+    pub tokenizer: Option<Tokenizer>,
     /// Budget values that replace the fixture's, one by one.
     pub budget: PartialBudget,
     /// Policy, envelope, omission notes and excerpts.
@@ -94,8 +97,11 @@ pub struct Request {
 /// A packed fixture: the resolved settings and the plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
-    /// The encoding counted with.
+    /// The encoding counted with (the fixture's or the default when a
+    /// tokenizer file was used instead; see [`Outcome::counter`]).
     pub encoding: Encoding,
+    /// The tokenizer file counted with, if any.
+    pub tokenizer: Option<Tokenizer>,
     /// The policy used.
     pub policy: Policy,
     /// The payload's layout.
@@ -107,6 +113,14 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// A counter for what the plan was counted with.
+    pub fn counter(&self) -> Counter {
+        match self.tokenizer {
+            Some(tokenizer) => Counter::with_tokenizer(tokenizer),
+            None => Counter::new(self.encoding),
+        }
+    }
+
     /// `availableTokens`.
     pub fn available_tokens(&self) -> u64 {
         self.plan.available_tokens
@@ -116,12 +130,24 @@ impl Outcome {
 /// The settings a fixture resolves to under a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Settings {
-    /// The encoding to count with.
+    /// The encoding to count with (unless `tokenizer` is set).
     pub encoding: Encoding,
+    /// The tokenizer file to count with, if any.
+    pub tokenizer: Option<Tokenizer>,
     /// The complete budget.
     pub budget: Budget,
     /// `availableTokens`.
     pub available_tokens: u64,
+}
+
+impl Settings {
+    /// A counter for what these settings count with.
+    pub fn counter(&self) -> Counter {
+        match self.tokenizer {
+            Some(tokenizer) => Counter::with_tokenizer(tokenizer),
+            None => Counter::new(self.encoding),
+        }
+    }
 }
 
 /// Resolves the encoding and the budget of `fixture` under `request`.
@@ -136,6 +162,7 @@ pub fn settings(fixture: &Fixture, request: &Request) -> Result<Settings, Error>
         .complete(fixture.has_budget)?;
     Ok(Settings {
         encoding,
+        tokenizer: request.tokenizer,
         budget,
         available_tokens: budget.available_tokens()?,
     })
@@ -180,7 +207,7 @@ pub fn settings(fixture: &Fixture, request: &Request) -> Result<Settings, Error>
 /// ```
 pub fn pack(fixture: &Fixture, request: &Request) -> Result<Outcome, Error> {
     let settings = settings(fixture, request)?;
-    let counter = Counter::new(settings.encoding);
+    let counter = settings.counter();
     let plan = pack::plan(
         &fixture.documents,
         counter,
@@ -189,6 +216,7 @@ pub fn pack(fixture: &Fixture, request: &Request) -> Result<Outcome, Error> {
     )?;
     Ok(Outcome {
         encoding: settings.encoding,
+        tokenizer: settings.tokenizer,
         policy: request.options.policy,
         envelope: request.options.envelope,
         budget: settings.budget,

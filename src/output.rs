@@ -34,8 +34,11 @@ pub enum Format {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary<'a> {
-    /// The encoding counted with.
+    /// The encoding counted with, or `tokenizer:{file name}`.
     pub encoding: &'static str,
+    /// The SHA-256 of the tokenizer file counted with (only with one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokenizer_sha256: Option<&'static str>,
     /// The policy's name.
     pub policy: &'static str,
     /// The envelope's name (`json`, `xml`, `markdown`).
@@ -267,7 +270,8 @@ impl<'a> Summary<'a> {
             .map(|&i| id(i))
             .collect();
         Summary {
-            encoding: outcome.encoding.name(),
+            encoding: outcome.counter().label(),
+            tokenizer_sha256: outcome.tokenizer.map(|t| t.sha256()),
             policy: outcome.policy.name(),
             envelope: outcome.envelope.name(),
             optimal: plan.optimal,
@@ -330,7 +334,7 @@ fn report(fixture: &Fixture, outcome: &Outcome) -> String {
         out,
         "policy {}, encoding {}, envelope {}: {} of {} tokens used, {} free",
         outcome.policy.name(),
-        outcome.encoding.name(),
+        outcome.counter().label(),
         outcome.envelope.name(),
         plan.used_tokens,
         plan.available_tokens,

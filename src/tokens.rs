@@ -11,7 +11,14 @@
 //! special tokens are ever produced.
 //!
 //! [`Counter::count_before_piece_at`] exposes the pre-tokenizer's pieces so
-//! that [`crate::envelope`] can count an envelope document by document.
+//! that [`crate::envelope`] can count an envelope document by document;
+//! [`Counter::splitting`] says whether that is exact for the counter's
+//! pre-tokenizer.
+//!
+//! Besides the built-in [`Encoding`]s, a [`Counter`] can count with a
+//! tokenizer file that ships beside an open-weight model's weights
+//! ([`Tokenizer`]: Hugging Face `tokenizer.json` or Mistral `tekken.json`,
+//! see [`file`] for what is accepted and refused).
 
 use std::fmt;
 use std::str::FromStr;
@@ -23,6 +30,12 @@ use bpe::byte_pair_encoding::BytePairEncoding;
 use regex_automata::meta::{Cache, Regex};
 use regex_automata::{Anchored, Input};
 use rustc_hash::FxHashMap;
+
+pub mod file;
+mod merge;
+mod pretokenize;
+
+pub use file::{Splitting, Tokenizer};
 
 /// A tiktoken encoding packer can count with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -303,17 +316,25 @@ impl Engine {
     }
 }
 
-/// Exact ordinary-text counting with one encoding.
+/// Exact ordinary-text counting with one encoding or tokenizer file.
+///
+/// A counter is two words (`Copy`): the engines it points to are loaded once
+/// per process and kept.
 #[derive(Clone, Copy)]
 pub struct Counter {
-    encoding: Encoding,
-    engine: &'static Engine,
+    kind: Kind,
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Builtin(Encoding, &'static Engine),
+    File(Tokenizer),
 }
 
 impl fmt::Debug for Counter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Counter")
-            .field("encoding", &self.encoding)
+            .field("counts_with", &self.label())
             .finish()
     }
 }
@@ -322,17 +343,65 @@ impl Counter {
     /// A counter for `encoding`; the first counter of an encoding loads it.
     pub fn new(encoding: Encoding) -> Counter {
         Counter {
-            encoding,
-            engine: encoding.engine(),
+            kind: Kind::Builtin(encoding, encoding.engine()),
         }
     }
 
-    /// The encoding this counter counts with.
-    pub fn encoding(&self) -> Encoding {
-        self.encoding
+    /// A counter for a loaded tokenizer file.
+    pub fn with_tokenizer(tokenizer: Tokenizer) -> Counter {
+        Counter {
+            kind: Kind::File(tokenizer),
+        }
     }
 
-    /// The exact number of tokens `encode_ordinary(text)` produces.
+    /// The built-in encoding this counter counts with (`None` for a
+    /// tokenizer file).
+    pub fn encoding(&self) -> Option<Encoding> {
+        match self.kind {
+            Kind::Builtin(encoding, _) => Some(encoding),
+            Kind::File(_) => None,
+        }
+    }
+
+    /// The tokenizer file this counter counts with, if any.
+    pub fn tokenizer(&self) -> Option<Tokenizer> {
+        match self.kind {
+            Kind::Builtin(..) => None,
+            Kind::File(tokenizer) => Some(tokenizer),
+        }
+    }
+
+    /// What the output's `encoding` field says: the encoding's name, or
+    /// `tokenizer:{file name}`.
+    pub fn label(&self) -> &'static str {
+        match self.kind {
+            Kind::Builtin(encoding, _) => encoding.name(),
+            Kind::File(tokenizer) => tokenizer.label(),
+        }
+    }
+
+    /// How this counter's pre-tokenizer splits text: whether
+    /// [`Counter::count_before_piece_at`] may be used to count a text in
+    /// parts.
+    ///
+    /// Every built-in encoding is [`Splitting::Tiktoken`]. A tokenizer file
+    /// is `Tiktoken` only when its whole pre-tokenizer is one pass of one of
+    /// the known tiktoken-family patterns (Llama 3, Qwen2/2.5/3, tekken,
+    /// GPT-2's `ByteLevel`); with several split stages, a prefix space or any
+    /// other pattern it is [`Splitting::Whole`], and callers must count
+    /// whole texts (the per-entry envelope argument of [`crate::envelope`]
+    /// was made for the tiktoken shape only).
+    pub fn splitting(&self) -> Splitting {
+        match self.kind {
+            Kind::Builtin(..) => Splitting::Tiktoken,
+            Kind::File(tokenizer) => tokenizer.engine().splitting(),
+        }
+    }
+
+    /// The exact number of tokens `encode_ordinary(text)` produces (for a
+    /// tokenizer file: Hugging Face's `encode(text, add_special_tokens=False)`
+    /// with special-token text split as plain text, or tiktoken's for
+    /// `tekken.json`).
     ///
     /// ```
     /// use packer::{Counter, Encoding};
@@ -343,28 +412,43 @@ impl Counter {
     /// assert_eq!(counter.count("<|endoftext|>"), 7);
     /// ```
     pub fn count(&self, text: &str) -> usize {
-        let mut count = 0;
-        self.engine.for_each_piece(text, |piece| {
-            count += self.engine.piece_tokens(piece);
-            true
-        });
-        count
+        match self.kind {
+            Kind::Builtin(_, engine) => {
+                let mut count = 0;
+                engine.for_each_piece(text, |piece| {
+                    count += engine.piece_tokens(piece);
+                    true
+                });
+                count
+            }
+            Kind::File(tokenizer) => tokenizer.engine().count(text),
+        }
     }
 
-    /// Splits `text` with the encoding's pre-tokenizer and counts the pieces
-    /// that end before the piece containing byte `offset`; returns that count
-    /// and where the containing piece starts. Each piece is counted on its
-    /// own, so the result is exact whenever the split at that start does not
+    /// Splits `text` with the pre-tokenizer and counts the pieces that end
+    /// before the piece containing byte `offset`; returns that count and
+    /// where the containing piece starts. Each piece is counted on its own,
+    /// so the result is exact whenever the split at that start does not
     /// depend on what follows (see [`crate::envelope`]).
+    ///
+    /// Under [`Splitting::Whole`] (and for a text that NFC normalization
+    /// would change) it returns `(0, 0)`: no stable prefix is claimed, and
+    /// the whole text is left to be counted with what follows it.
     pub fn count_before_piece_at(&self, text: &str, offset: usize) -> (usize, usize) {
+        let engine = match self.kind {
+            Kind::Builtin(_, engine) => engine,
+            Kind::File(tokenizer) => {
+                return tokenizer.engine().count_before_piece_at(text, offset);
+            }
+        };
         let mut count = 0;
         let mut start = 0;
-        self.engine.for_each_piece(text, |piece| {
+        engine.for_each_piece(text, |piece| {
             let end = start + piece.len();
             if end > offset {
                 return false;
             }
-            count += self.engine.piece_tokens(piece);
+            count += engine.piece_tokens(piece);
             start = end;
             true
         });

@@ -94,7 +94,7 @@ fn runs_of_900_000_characters_pack_in_every_encoding() {
         .collect();
     for (name, content) in runs(900_000) {
         for counter in &counters {
-            let encoding = counter.encoding();
+            let encoding = counter.encoding().expect("a built-in encoding");
             let fixture = fixture(content.clone(), encoding);
             let outcome = packer::pack(&fixture, &Request::default()).unwrap();
             let plan = &outcome.plan;

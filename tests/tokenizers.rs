@@ -1,0 +1,401 @@
+//! Tokenizer files (`--tokenizer`): counts and packs equal to the reference
+//! implementations' counts (Hugging Face `tokenizers` for Qwen3's
+//! tokenizer.json, mistral-common for Mistral's tekken.json), stored in
+//! tests/data/tokenizers/vectors.json by scripts/hf-reference/make-vectors.py;
+//! refusals of what cannot be counted exactly; malformed files.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use assert_cmd::Command;
+use packer::{Counter, Fixture, Limits, Request, Splitting, Tokenizer};
+use serde::Deserialize;
+
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tokenizers");
+
+#[derive(Deserialize)]
+struct Vectors {
+    files: std::collections::BTreeMap<String, FileInfo>,
+    texts: Vec<TextCase>,
+    envelopes: Vec<EnvelopeCase>,
+}
+
+#[derive(Deserialize)]
+struct FileInfo {
+    file: String,
+}
+
+#[derive(Deserialize)]
+struct TextCase {
+    tokenizer: String,
+    name: String,
+    text: String,
+    count: usize,
+}
+
+#[derive(Deserialize)]
+struct EnvelopeCase {
+    tokenizer: String,
+    name: String,
+    documents: Vec<String>,
+    count: usize,
+}
+
+fn vectors() -> &'static Vectors {
+    static VECTORS: OnceLock<Vectors> = OnceLock::new();
+    VECTORS.get_or_init(|| {
+        let text = std::fs::read_to_string(Path::new(DATA).join("vectors.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    })
+}
+
+/// The decompressed bytes of a committed tokenizer file.
+fn file_bytes(key: &str) -> (String, Vec<u8>) {
+    let name = &vectors().files[key].file;
+    let gz = std::fs::read(Path::new(DATA).join(name)).unwrap();
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_end(&mut bytes)
+        .unwrap();
+    (name.trim_end_matches(".gz").to_owned(), bytes)
+}
+
+fn tokenizer(key: &str) -> Tokenizer {
+    let (name, bytes) = file_bytes(key);
+    Tokenizer::from_bytes(&name, &bytes).unwrap()
+}
+
+/// A decompressed copy on disk, for the command line.
+fn file_on_disk(key: &str) -> PathBuf {
+    let (name, bytes) = file_bytes(key);
+    let dir = std::env::temp_dir().join(format!("packer-tokenizers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    if !path.exists() {
+        std::fs::write(&path, bytes).unwrap();
+    }
+    path
+}
+
+fn fixture_json(documents: &[String]) -> String {
+    let documents: Vec<serde_json::Value> = documents
+        .iter()
+        .enumerate()
+        .map(|(i, content)| {
+            serde_json::json!({
+                "id": format!("d{i}"),
+                "url": format!("https://example.com/{i}"),
+                "format": "text",
+                "content": content,
+                "truncated": false,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "budget": {"contextTokens": 1_000_000, "reservedOtherInputTokens": 0,
+                   "reservedOutputTokens": 0, "safetyTokens": 0},
+        "documents": documents,
+    })
+    .to_string()
+}
+
+#[test]
+fn every_text_counts_like_the_reference() {
+    let mut failures = Vec::new();
+    for key in vectors().files.keys() {
+        let counter = Counter::with_tokenizer(tokenizer(key));
+        for case in vectors().texts.iter().filter(|c| &c.tokenizer == key) {
+            let count = counter.count(&case.text);
+            if count != case.count {
+                failures.push(format!("{key} {}: {count} != {}", case.name, case.count));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+    assert!(vectors().texts.len() >= 100);
+}
+
+#[test]
+fn packs_use_exactly_the_reference_count_of_their_payload() {
+    let mut failures = Vec::new();
+    for key in vectors().files.keys() {
+        let tokenizer = tokenizer(key);
+        for case in vectors().envelopes.iter().filter(|c| &c.tokenizer == key) {
+            let capture = fixture_json(&case.documents);
+            let fixture = Fixture::from_bytes(capture.as_bytes(), &Limits::default()).unwrap();
+            let request = Request {
+                tokenizer: Some(tokenizer),
+                ..Request::default()
+            };
+            let outcome = packer::pack(&fixture, &request).unwrap();
+            assert_eq!(
+                outcome.plan.order.len(),
+                case.documents.len(),
+                "{key} {}",
+                case.name
+            );
+            if outcome.plan.used_tokens != case.count {
+                failures.push(format!(
+                    "{key} {}: {} != {}",
+                    case.name, outcome.plan.used_tokens, case.count
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn packs_under_tight_budgets_stay_exact_with_every_policy() {
+    // Every adversarial text as a document; budgets that force choices.
+    let documents = &vectors()
+        .envelopes
+        .iter()
+        .find(|c| c.name == "all adversarial texts")
+        .unwrap()
+        .documents;
+    for key in vectors().files.keys() {
+        let tokenizer = tokenizer(key);
+        let counter = Counter::with_tokenizer(tokenizer);
+        let capture = fixture_json(documents);
+        let fixture = Fixture::from_bytes(capture.as_bytes(), &Limits::default()).unwrap();
+        for budget in [40u64, 300, 2_000] {
+            for policy in [
+                packer::Policy::InOrder,
+                packer::Policy::Priority,
+                packer::Policy::MaxFill,
+            ] {
+                for note_omissions in [false, true] {
+                    let request = Request {
+                        tokenizer: Some(tokenizer),
+                        budget: packer::PartialBudget {
+                            context_tokens: Some(budget),
+                            ..Default::default()
+                        },
+                        options: packer::Options {
+                            policy,
+                            note_omissions,
+                            ..Default::default()
+                        },
+                        ..Request::default()
+                    };
+                    let plan = match packer::pack(&fixture, &request) {
+                        Ok(outcome) => outcome.plan,
+                        Err(error) => {
+                            assert_eq!(error.code(), "empty-envelope-does-not-fit");
+                            continue;
+                        }
+                    };
+                    assert!(plan.used_tokens as u64 <= plan.available_tokens);
+                    assert_eq!(
+                        plan.used_tokens,
+                        counter.count(&plan.payload_text),
+                        "{key} {budget} {policy:?} {note_omissions}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn qwen3_and_tekken_split_like_tiktoken() {
+    for key in vectors().files.keys() {
+        assert_eq!(
+            Counter::with_tokenizer(tokenizer(key)).splitting(),
+            Splitting::Tiktoken,
+            "{key}"
+        );
+    }
+}
+
+#[test]
+fn a_file_is_loaded_once_and_labelled_with_its_name_and_hash() {
+    let a = tokenizer("tekken");
+    let b = tokenizer("tekken");
+    assert_eq!(a, b);
+    assert_eq!(a.label(), "tokenizer:tekken_240718.json");
+    assert_eq!(a.sha256().len(), 64);
+    let (_, bytes) = file_bytes("tekken");
+    let renamed = Tokenizer::from_bytes("other.json", &bytes).unwrap();
+    assert_ne!(renamed, a);
+    assert_eq!(renamed.sha256(), a.sha256());
+}
+
+#[test]
+fn count_and_pack_take_a_tokenizer_file_on_the_command_line() {
+    let path = file_on_disk("qwen3");
+    let case = vectors()
+        .texts
+        .iter()
+        .find(|c| c.tokenizer == "qwen3" && c.name == "code")
+        .unwrap();
+    let out = Command::cargo_bin("packer")
+        .unwrap()
+        .args(["count", "--tokenizer"])
+        .arg(&path)
+        .write_stdin(case.text.clone())
+        .assert()
+        .success();
+    let printed = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(printed, format!("{}\n", case.count));
+
+    let envelope = vectors()
+        .envelopes
+        .iter()
+        .find(|c| c.tokenizer == "qwen3" && c.name == "code")
+        .unwrap();
+    let out = Command::cargo_bin("packer")
+        .unwrap()
+        .args(["pack", "--format", "summary", "--tokenizer"])
+        .arg(&path)
+        .arg("-")
+        .write_stdin(fixture_json(&envelope.documents))
+        .assert()
+        .success();
+    let summary: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(summary["encoding"], "tokenizer:qwen3-tokenizer.json");
+    assert_eq!(summary["usedTokens"], envelope.count);
+    assert_eq!(
+        summary["tokenizerSha256"],
+        tokenizer("qwen3").sha256(),
+        "{summary}"
+    );
+
+    let out = Command::cargo_bin("packer")
+        .unwrap()
+        .args(["validate", "--tokenizer"])
+        .arg(&path)
+        .arg("-")
+        .write_stdin(fixture_json(&envelope.documents))
+        .assert()
+        .success();
+    let printed = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        printed.contains("encoding tokenizer:qwen3-tokenizer.json,"),
+        "{printed}"
+    );
+}
+
+fn refused(path: &Path) -> (i32, String) {
+    let out = Command::cargo_bin("packer")
+        .unwrap()
+        .args(["count", "--tokenizer"])
+        .arg(path)
+        .write_stdin("text")
+        .assert()
+        .failure();
+    let output = out.get_output();
+    (
+        output.status.code().unwrap(),
+        String::from_utf8(output.stderr.clone()).unwrap(),
+    )
+}
+
+#[test]
+fn unigram_and_wordpiece_files_are_refused_naming_the_model() {
+    for (file, model) in [
+        ("unigram-tokenizer.json", "Unigram"),
+        ("wordpiece-tokenizer.json", "WordPiece"),
+    ] {
+        let (status, stderr) = refused(&Path::new(DATA).join(file));
+        assert_eq!(status, 3, "{stderr}");
+        assert!(
+            stderr.starts_with("error[unsupported-tokenizer]:"),
+            "{stderr}"
+        );
+        assert!(stderr.contains(&format!("the {model} model")), "{stderr}");
+    }
+}
+
+#[test]
+fn sentencepiece_style_bpe_is_refused_naming_the_component() {
+    let dir = std::env::temp_dir().join(format!("packer-refusals-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        // Llama 2 / Mistral 7B style: normalizers that write the ▁ marker.
+        (
+            r#"{"normalizer":{"type":"Sequence","normalizers":[{"type":"Prepend","prepend":"▁"}]},"pre_tokenizer":null,"model":{"type":"BPE","byte_fallback":true,"vocab":{"a":0},"merges":[]}}"#,
+            "the Prepend normalizer",
+        ),
+        // Gemma style: a split on spaces and byte_fallback, no ByteLevel.
+        (
+            r#"{"normalizer":null,"pre_tokenizer":{"type":"Split","pattern":{"String":" "},"behavior":"MergedWithPrevious","invert":false},"model":{"type":"BPE","byte_fallback":true,"vocab":{"a":0},"merges":[]}}"#,
+            "without a ByteLevel pre-tokenizer",
+        ),
+        (
+            r#"{"normalizer":null,"pre_tokenizer":{"type":"ByteLevel"},"model":{"type":"BPE","byte_fallback":true,"vocab":{"a":0},"merges":[]}}"#,
+            "byte_fallback",
+        ),
+        (
+            r#"{"normalizer":null,"pre_tokenizer":{"type":"Split","pattern":{"Regex":"(?<=a)b"},"behavior":"Isolated","invert":false},"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
+            "look-around",
+        ),
+    ];
+    for (index, (json, component)) in cases.iter().enumerate() {
+        let path = dir.join(format!("refused-{index}.json"));
+        std::fs::write(&path, json).unwrap();
+        let (status, stderr) = refused(&path);
+        assert_eq!(status, 3, "{stderr}");
+        assert!(
+            stderr.starts_with("error[unsupported-tokenizer]:"),
+            "{stderr}"
+        );
+        assert!(stderr.contains(component), "{component}: {stderr}");
+    }
+}
+
+#[test]
+fn malformed_files_are_refused_without_echoing_them() {
+    let dir = std::env::temp_dir().join(format!("packer-malformed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (_, qwen) = file_bytes("qwen3");
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("cut", qwen[..qwen.len() / 2].to_vec(), "invalid-tokenizer"),
+        ("not json", b"SECRET-CONTENT not json".to_vec(), "invalid-tokenizer"),
+        ("not utf-8", b"{\"model\": \"\xff\xfe\"}".to_vec(), "invalid-tokenizer"),
+        ("empty", Vec::new(), "invalid-tokenizer"),
+        (
+            "merge of unknown tokens",
+            br#"{"pre_tokenizer":{"type":"ByteLevel"},"model":{"type":"BPE","vocab":{"SECRET-CONTENT":0},"merges":["SECRET-CONTENT x"]}}"#.to_vec(),
+            "invalid-tokenizer",
+        ),
+        (
+            "tekken with bad base64",
+            br#"{"config":{"pattern":"\\s+","default_vocab_size":2,"default_num_special_tokens":0},"vocab":[{"rank":0,"token_bytes":"SECRET-CONTENT!"}]}"#.to_vec(),
+            "invalid-tokenizer",
+        ),
+    ];
+    for (name, bytes, code) in cases {
+        let path = dir.join(format!("{}.json", name.replace(' ', "-")));
+        std::fs::write(&path, &bytes).unwrap();
+        let (status, stderr) = refused(&path);
+        assert_eq!(status, 3, "{name}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!("error[{code}]:")),
+            "{name}: {stderr}"
+        );
+        assert!(!stderr.contains("SECRET"), "{name}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+    }
+    let (status, stderr) = refused(&dir.join("no-such-file.json"));
+    assert_eq!(status, 3);
+    assert!(
+        stderr.starts_with("error[unreadable-tokenizer]:"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn tokenizer_conflicts_with_encoding_and_model() {
+    for flag in [["--encoding", "o200k_base"], ["--model", "gpt-4o"]] {
+        Command::cargo_bin("packer")
+            .unwrap()
+            .args(["count", "--tokenizer", "x.json"])
+            .args(flag)
+            .write_stdin("text")
+            .assert()
+            .code(2);
+    }
+}
