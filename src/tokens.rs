@@ -18,7 +18,7 @@
 //! Besides the built-in [`Encoding`]s, a [`Counter`] can count with a
 //! tokenizer file that ships beside an open-weight model's weights
 //! ([`Tokenizer`]: Hugging Face `tokenizer.json` or Mistral `tekken.json`,
-//! see [`file`] for what is accepted and refused).
+//! see [`mod@file`] for what is accepted and refused).
 
 use std::fmt;
 use std::str::FromStr;

@@ -8,7 +8,7 @@
 //!   before it any number of `Split` (regex or literal, every behaviour,
 //!   `invert`) and `Digits` pre-tokenizers, nested `Sequence`s flattened; no
 //!   normalizer or `NFC` (alone or in a `Sequence`); `ignore_merges` as the
-//!   file says. The BPE loop is the reference's own (see [`super::merge`]),
+//!   file says. The BPE loop is the reference's own (see the `merge` module),
 //!   so no assumption about the order of the vocabulary is needed.
 //! - `tekken.json`: the split pattern and the first
 //!   `default_vocab_size - default_num_special_tokens` base64 ranks, merged
@@ -26,7 +26,7 @@
 //! `byte_fallback` or without a `ByteLevel` pre-tokenizer (merges over
 //! characters, `▁` word markers), subword prefixes and suffixes, dropout,
 //! normalizers other than NFC, other pre-tokenizers, and split patterns that
-//! packer's regex engine cannot run exactly (see [`super::pretokenize`]).
+//! packer's regex engine cannot run exactly (see the `pretokenize` module).
 //! A file that is not valid JSON or not a consistent tokenizer is
 //! `invalid-tokenizer`, with a position or a count, never its contents.
 //!
@@ -285,7 +285,7 @@ pub(crate) struct FileEngine {
     splitting: Splitting,
 }
 
-/// The two merge rules (see [`super::merge`]).
+/// The two merge rules (see the `merge` module).
 enum Bpe {
     /// Hugging Face: merges listed in the file, symbols are token ids.
     Listed {
