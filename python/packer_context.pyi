@@ -29,12 +29,21 @@ class PackerError(Exception):
     ``usage`` for a bad argument (the command line's usage errors);
     ``exit_status`` is the status the command line exits with (2 usage,
     3 invalid input, 4 does not fit); ``message`` (also ``str(error)``) is the
-    command line's message.
+    command line's message (the first problem's). ``errors`` lists every
+    problem as ``packer pack --format json`` does in ``{"errors":[...]}``
+    (``code``, ``message`` and, where known, ``document``, ``field``,
+    ``line``, ``column``), ``more_errors`` counts those not listed, and
+    ``result`` is, when something does not fit (exit status 4), the object
+    ``packer pack`` prints with ``"error"`` and a decision per document
+    (otherwise ``None``).
     """
 
     code: str
     exit_status: int
     message: str
+    errors: list[dict[str, Any]]
+    more_errors: int
+    result: Optional[dict[str, Any]]
 
 def pack(
     fixture: Union[Mapping[str, Any], str, bytes, bytearray],

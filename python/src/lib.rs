@@ -25,7 +25,10 @@ pyo3::create_exception!(
     "Raised when packer refuses an input or cannot pack it.\n\n\
      `code` is the command line's stable code (`duplicate-id`, `required-does-not-fit`, ...; \
      `usage` for a bad argument), `exit_status` the status `packer pack` exits with, and \
-     `message` (also `str(error)`) its message, which never quotes the capture."
+     `message` (also `str(error)`) its message, which never quotes the capture; \
+     `errors` lists every problem (code, message, document, field, line, column), \
+     `more_errors` counts those not listed, and `result` is, when something does not fit, \
+     the object `packer pack --format json` prints with \"error\" and every decision."
 );
 
 /// A packer failure on its way to Python: what `packer pack --format json`
