@@ -17,7 +17,13 @@ use crate::envelope::{
 use crate::error::Error;
 use crate::fixture::Document;
 use crate::focus::{Focus, Reader};
-use crate::tokens::Counter;
+use crate::tokens::{Counter, Splitting};
+
+/// What a tokenizer file must have for packing (the `unsupported-tokenizer`
+/// component when it does not).
+const PACKING_NEEDS: &str = "a pre-tokenizer other than one tiktoken-family split pattern \
+     (several split stages, a prefix space or another pattern), so an envelope cannot be \
+     counted entry by entry for packing (packer count still counts with it)";
 
 mod max_fill;
 
@@ -169,6 +175,14 @@ pub fn plan(
         && crate::focus::terms(&excerpt.query).is_empty()
     {
         return Err(Error::EmptyQuery);
+    }
+    // Every layout is counted entry by entry, which is exact only for a
+    // tiktoken-family pre-tokenizer (see crate::envelope); a tokenizer file
+    // with another one is refused rather than counted approximately.
+    if counter.splitting() != Splitting::Tiktoken {
+        return Err(Error::UnsupportedTokenizer {
+            component: PACKING_NEEDS.into(),
+        });
     }
     // One parallel pass: each document's content alone, its envelope entry
     // and, with omissions noted, its omitted entry.

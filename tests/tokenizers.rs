@@ -399,3 +399,38 @@ fn tokenizer_conflicts_with_encoding_and_model() {
             .code(2);
     }
 }
+
+#[test]
+fn a_file_whose_pre_tokenizer_has_several_split_stages_counts_but_is_refused_for_packing() {
+    // Qwen3's file with its Split stage given twice: the same pieces (a
+    // split of a piece by the same pattern is the piece), but not the one
+    // tiktoken-family pass the per-entry envelope count was shown for.
+    let (name, bytes) = file_bytes("qwen3");
+    let mut json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    let stages = json["pre_tokenizer"]["pretokenizers"]
+        .as_array_mut()
+        .unwrap();
+    let split = stages[0].clone();
+    stages.insert(0, split);
+    let twice = Tokenizer::from_bytes(&name, &serde_json::to_vec(&json).unwrap()).unwrap();
+    let counter = Counter::with_tokenizer(twice);
+    assert_eq!(counter.splitting(), Splitting::Whole);
+    let qwen3 = Counter::with_tokenizer(tokenizer("qwen3"));
+    for case in vectors().texts.iter().filter(|c| c.tokenizer == "qwen3") {
+        assert_eq!(counter.count(&case.text), case.count, "{}", case.name);
+        assert_eq!(qwen3.count(&case.text), case.count, "{}", case.name);
+    }
+    let fixture = fixture_json(&["one document".to_owned()]);
+    let fixture = Fixture::from_bytes(fixture.as_bytes(), &Limits::default()).unwrap();
+    let request = Request {
+        tokenizer: Some(twice),
+        ..Request::default()
+    };
+    let error = packer::pack(&fixture, &request).unwrap_err();
+    assert_eq!(error.code(), "unsupported-tokenizer");
+    assert_eq!(error.exit_status(), 3);
+    assert!(
+        error.to_string().contains("several split stages"),
+        "{error}"
+    );
+}
