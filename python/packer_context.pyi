@@ -12,6 +12,7 @@ Every refusal raises ``PackerError`` with the command line's stable ``code``,
 its ``exit_status`` and its ``message``; messages never quote the capture.
 """
 
+import os
 from typing import Any, Literal, Mapping, Optional, Union
 
 __version__: str
@@ -53,6 +54,7 @@ def pack(
     budget: Optional[int] = None,
     encoding: Optional[EncodingName] = None,
     model: Optional[str] = None,
+    tokenizer: Optional[Union[str, "os.PathLike[str]"]] = None,
     context_tokens: Optional[int] = None,
     reserved_other_input_tokens: Optional[int] = None,
     reserved_output_tokens: Optional[int] = None,
@@ -71,7 +73,9 @@ def pack(
     ``fixture`` is the capture: a dict (serialized as compact JSON), or its
     JSON text as ``str`` or ``bytes`` (read exactly as ``packer pack`` reads a
     file). Each keyword is the ``packer pack`` option of the same name and
-    overrides the fixture: ``policy`` (default ``"in-order"``), ``envelope``
+    overrides the fixture: ``tokenizer`` (the path of a Hugging Face
+    ``tokenizer.json`` or Mistral ``tekken.json`` to count with, instead of
+    an encoding), ``policy`` (default ``"in-order"``), ``envelope``
     (``"json"``, ``"xml"``, ``"markdown"``; default ``"json"``), ``encoding`` or
     ``model`` (e.g. ``"gpt-4o"``), the four budget values, or ``budget=N`` for
     ``contextTokens`` N with every reservation 0; ``note_omissions`` (with
@@ -91,11 +95,13 @@ def count(
     *,
     encoding: Optional[EncodingName] = None,
     model: Optional[str] = None,
+    tokenizer: Optional[Union[str, "os.PathLike[str]"]] = None,
 ) -> int:
     """The exact ordinary-text token count of ``text`` (as ``packer count``).
 
     Text that looks like a special token (``<|endoftext|>``) counts as plain
-    text. The default encoding is ``cl100k_base``. ``bytes`` that are not
+    text. The default encoding is ``cl100k_base``; ``tokenizer`` counts with
+    a tokenizer file instead. ``bytes`` that are not
     UTF-8 raise ``PackerError`` with code ``invalid-utf8``.
     """
 

@@ -13,6 +13,9 @@ use packer::error::EXIT_USAGE;
 use packer::fixture::{DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
 use packer::output::{ErrorList, Refusal, Summary};
 use packer::pack::ExcerptOptions;
+use std::path::PathBuf;
+
+use packer::tokens::Tokenizer;
 use packer::{Counter, Encoding, Error, Fixture, Limits, Options, PartialBudget, Policy, Request};
 use pyo3::exceptions::{PyException, PyOverflowError};
 use pyo3::prelude::*;
@@ -118,6 +121,23 @@ fn resolve_encoding(
     }
 }
 
+/// A tokenizer file replaces the encoding: naming both is a usage error,
+/// as on the command line.
+fn refuse_two_counters(
+    py: Python<'_>,
+    tokenizer: &Option<PathBuf>,
+    encoding: Option<&str>,
+    model: Option<&str>,
+) -> PyResult<()> {
+    if tokenizer.is_some() && (encoding.is_some() || model.is_some()) {
+        return Err(usage(
+            py,
+            "give tokenizer or encoding/model, not both".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// A budget value given as a keyword: a whole number from 0 to 2^53-1.
 fn budget_value(
     py: Python<'_>,
@@ -217,7 +237,8 @@ fn utf8_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
 /// file). Each keyword is the ``packer pack`` option of the same name and
 /// overrides the fixture: ``policy`` (``"in-order"``, ``"priority"``,
 /// ``"max-fill"``), ``envelope`` (``"json"``, ``"xml"``, ``"markdown"``),
-/// ``encoding`` or ``model`` (e.g. ``"gpt-4o"``), the four
+/// ``encoding`` or ``model`` (e.g. ``"gpt-4o"``) or ``tokenizer`` (the path
+/// of a Hugging Face ``tokenizer.json`` or Mistral ``tekken.json``), the four
 /// budget values, or ``budget=N`` for ``contextTokens`` N with every
 /// reservation 0; ``note_omissions`` (with ``note_omissions_max``, default
 /// 50); ``excerpt_query`` (with
@@ -231,7 +252,7 @@ fn utf8_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
 /// cannot serialize.
 #[pyfunction]
 #[pyo3(signature = (
-    fixture, *, policy=None, envelope=None, budget=None, encoding=None, model=None,
+    fixture, *, policy=None, envelope=None, budget=None, encoding=None, model=None, tokenizer=None,
     context_tokens=None, reserved_other_input_tokens=None, reserved_output_tokens=None,
     safety_tokens=None, note_omissions=false, note_omissions_max=None, excerpt_query=None,
     excerpt_context=None,
@@ -246,6 +267,7 @@ fn pack(
     budget: Option<&Bound<'_, PyAny>>,
     encoding: Option<&str>,
     model: Option<&str>,
+    tokenizer: Option<PathBuf>,
     context_tokens: Option<&Bound<'_, PyAny>>,
     reserved_other_input_tokens: Option<&Bound<'_, PyAny>>,
     reserved_output_tokens: Option<&Bound<'_, PyAny>>,
@@ -260,6 +282,7 @@ fn pack(
     payload: bool,
 ) -> PyResult<Py<PyAny>> {
     let policy = self::policy(py, policy)?;
+    refuse_two_counters(py, &tokenizer, encoding, model)?;
     let envelope = self::envelope(py, envelope)?;
     if note_omissions_max.is_some() && !note_omissions {
         return Err(usage(
@@ -298,8 +321,9 @@ fn pack(
             "excerpt_context and excerpt_max_chars need excerpt_query".into(),
         ));
     }
-    let request = Request {
+    let mut request = Request {
         encoding,
+        tokenizer: None,
         budget: partial,
         options: Options {
             policy,
@@ -319,6 +343,10 @@ fn pack(
     };
     let bytes = fixture_bytes(py, fixture)?;
     let packed = py.detach(move || -> Result<String, Failure> {
+        if let Some(path) = &tokenizer {
+            request.tokenizer =
+                Some(Tokenizer::load(path).map_err(|error| Failure::new(&error, None))?);
+        }
         let fixture =
             Fixture::from_bytes(&bytes, &limits).map_err(|error| Failure::new(&error, None))?;
         let outcome = packer::pack(&fixture, &request).map_err(|error| {
@@ -342,17 +370,20 @@ fn pack(
 /// The exact ordinary-text token count of ``text`` (as ``packer count``).
 ///
 /// Text that looks like a special token (``<|endoftext|>``) counts as plain
-/// text. The default encoding is ``cl100k_base``. ``bytes`` that are not
+/// text. The default encoding is ``cl100k_base``; ``tokenizer`` counts with
+/// a tokenizer file instead. ``bytes`` that are not
 /// UTF-8 raise ``PackerError`` with code ``invalid-utf8``. The GIL is
 /// released while counting.
 #[pyfunction]
-#[pyo3(signature = (text, *, encoding=None, model=None))]
+#[pyo3(signature = (text, *, encoding=None, model=None, tokenizer=None))]
 fn count(
     py: Python<'_>,
     text: &Bound<'_, PyAny>,
     encoding: Option<&str>,
     model: Option<&str>,
+    tokenizer: Option<PathBuf>,
 ) -> PyResult<usize> {
+    refuse_two_counters(py, &tokenizer, encoding, model)?;
     let encoding = resolve_encoding(py, encoding, model)?.unwrap_or(Encoding::Cl100kBase);
     let bytes = if let Ok(text) = text.cast::<PyString>() {
         utf8_of(text)?
@@ -364,8 +395,12 @@ fn count(
         ));
     };
     py.detach(move || -> Result<usize, Error> {
+        let counter = match &tokenizer {
+            Some(path) => Counter::with_tokenizer(Tokenizer::load(path)?),
+            None => Counter::new(encoding),
+        };
         let text = packer::fixture::utf8(&bytes)?;
-        Ok(Counter::new(encoding).count(text))
+        Ok(counter.count(text))
     })
     .map_err(|error| packer_error(py, error))
 }

@@ -326,3 +326,36 @@ def test_the_readme_example_runs():
     namespace = {"send_to_model": sent.append, "print": lambda *args: None}
     exec(compile(block, "README.md", "exec"), namespace)
     assert sent and sent[0].startswith('{"documents":[')
+
+
+@pytest.fixture(scope="module")
+def qwen3_tokenizer(tmp_path_factory):
+    import gzip
+
+    path = tmp_path_factory.mktemp("tokenizers") / "tokenizer.json"
+    path.write_bytes(gzip.decompress((ROOT / "tests/data/tokenizers/qwen3-tokenizer.json.gz").read_bytes()))
+    return str(path)
+
+
+def test_a_tokenizer_file_counts_and_packs_as_the_cli_does(qwen3_tokenizer):
+    for text in ["Hello, world!", "<|im_start|> is plain text 日本語 🙂"]:
+        status, stdout, _ = cli(["count", "--tokenizer", qwen3_tokenizer], text.encode())
+        assert status == 0
+        assert packer.count(text, tokenizer=qwen3_tokenizer) == int(stdout)
+    data = (ROOT / "fixtures" / "guide.json").read_bytes()
+    assert_same_as_cli(data, ["--tokenizer", qwen3_tokenizer], {"tokenizer": qwen3_tokenizer})
+    result = packer.pack(data, tokenizer=pathlib.Path(qwen3_tokenizer), envelope="xml")
+    assert result["encoding"].startswith("tokenizer:")
+
+
+def test_tokenizer_files_packer_cannot_count_exactly_are_refused_as_the_cli_refuses_them():
+    data = (ROOT / "fixtures" / "guide.json").read_bytes()
+    for path in [ROOT / "tests/data/tokenizers/unigram-tokenizer.json", ROOT / "no-such-tokenizer.json"]:
+        status = assert_same_as_cli(data, ["--tokenizer", str(path)], {"tokenizer": str(path)})
+        assert status != 0
+        with pytest.raises(packer.PackerError) as raised:
+            packer.count("text", tokenizer=str(path))
+        assert raised.value.code in ("unsupported-tokenizer", "unreadable-tokenizer")
+    with pytest.raises(packer.PackerError) as raised:
+        packer.pack(data, tokenizer="x.json", encoding="cl100k_base")
+    assert (raised.value.code, raised.value.message) == ("usage", "give tokenizer or encoding/model, not both")
