@@ -19,14 +19,32 @@ use std::time::{Duration, Instant};
 
 const RUNS: usize = 7;
 
+/// The release `packer` beside this example's own build: cargo puts
+/// examples in `<target>/release/examples/`, whatever `CARGO_TARGET_DIR`
+/// or `build.target-dir` says; `CARGO_TARGET_DIR` is the fallback.
+fn packer_binary() -> PathBuf {
+    let name = format!("packer{}", std::env::consts::EXE_SUFFIX);
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.parent()?.join(&name)))
+        .filter(|path| path.exists());
+    beside.unwrap_or_else(|| {
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
+        target.join("release").join(name)
+    })
+}
+
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let packer = root.join("target/release/packer");
+    let packer = packer_binary();
     assert!(
         packer.exists(),
-        "build the binary first: cargo build --release --locked"
+        "build the binary first: cargo build --release --locked (looked for {})",
+        packer.display()
     );
-    let out = root.join("target/bench");
+    let out = packer.parent().unwrap().join("bench");
     fs::create_dir_all(&out).unwrap();
     let documents = corpus();
     eprintln!("corpus: {} documents", documents.len());

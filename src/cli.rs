@@ -5,7 +5,7 @@
 mod repo;
 
 use std::fs::File;
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
@@ -26,17 +26,47 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0  packed (an empty selection is still success); a closed output pipe is success
   1  unexpected failure (writing output or --payload-out, or an internal error)
-  2  usage error (bad flags, unknown --model, --payload-out naming the input,
-     bad --base-url or --glob)
-  3  invalid input: unreadable, too large, not UTF-8, not JSON, schema or validation failure
-  4  does not fit: empty-envelope-does-not-fit or required-does-not-fit
+  2  usage error (bad flags, unknown --model, --payload-out naming the input or -,
+     bad --base-url or --glob, a query without a usable term); the last line on
+     stderr is error[usage]: ... or error[CODE]: ...
+  3  invalid input: unreadable, too large, not UTF-8, not JSON, schema or validation
+     failure; every problem gets a line (up to 20), and with --format json|summary
+     stdout gets {\"errors\":[{code, message, document, field, line, column}]}
+  4  does not fit: empty-envelope-does-not-fit or required-does-not-fit; the line
+     gives needed, available and the shortfall, and with --format json|summary|report
+     stdout still gets the decisions with \"error\": {code, message, shortfallTokens}
 
-Errors are one line on stderr: error[CODE]: MESSAGE. Messages never echo
-capture bytes (content, URLs, ids): only positions, field names and numbers.";
+Errors are lines on stderr: error[CODE]: MESSAGE. Messages never echo capture
+bytes (content, URLs, ids): only positions, field names and numbers.";
+
+const FIXTURE: &str = "\
+Fixture: one JSON object (UTF-8), for example
+  {\"encoding\": \"cl100k_base\",
+   \"budget\": {\"contextTokens\": 256, \"reservedOtherInputTokens\": 64,
+              \"reservedOutputTokens\": 64, \"safetyTokens\": 16},
+   \"documents\": [{\"id\": \"intro\", \"url\": \"https://example.com/intro\",
+                  \"format\": \"markdown\", \"content\": \"# Intro...\",
+                  \"truncated\": false, \"priority\": 0, \"required\": false}]}
+  encoding   optional, default cl100k_base (see `packer encodings`)
+  budget     four whole numbers 0..2^53-1; the budget flags override them;
+             available = context - other input - output - safety
+  id         non-empty, unique, no control characters
+  url        absolute http or https URL with a host, no user name or password
+  format     \"markdown\" or \"text\"
+  content    not empty and not only whitespace
+  truncated  present and false (a truncated capture cannot be packed whole)
+  priority   optional whole number -1000..=1000, default 0 (--policy priority)
+  required   optional true|false: taken first, or packing fails (exit 4)
+Unknown fields, duplicate keys and unpaired surrogate escapes are refused.";
+
+/// The fixture format, then the exit codes (after `--help`).
+fn fixture_and_exit_codes() -> String {
+    format!("{FIXTURE}\n\n{EXIT_CODES}")
+}
 
 /// Pack whole documents into an LLM context under an exact token budget.
 #[derive(Debug, Parser)]
-#[command(name = "packer", version, after_help = EXIT_CODES)]
+#[command(name = "packer", version, after_help = fixture_and_exit_codes())]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -45,10 +75,10 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Select whole documents that fit the budget and print the exact payload with a decision for each
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = fixture_and_exit_codes())]
     Pack(PackArgs),
     /// Validate a fixture and its budget; print a one-line summary
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = fixture_and_exit_codes())]
     Validate(ValidateArgs),
     /// Pack JSON Lines of fixtures: one result line per input line, in order
     #[command(after_help = batch::AFTER_HELP)]
@@ -444,9 +474,7 @@ impl SettingsArgs {
 
 fn resolve_encoding(name: Option<&str>, model: Option<&str>) -> Result<Option<Encoding>, Error> {
     if let Some(model) = model {
-        return Encoding::for_model(model)
-            .map(Some)
-            .ok_or(Error::UnknownModel);
+        return packer::model_encoding(model).map(Some);
     }
     // The parser only lets listed names through.
     Ok(name.and_then(|name| name.parse().ok()))
@@ -457,7 +485,13 @@ fn resolve_encoding(name: Option<&str>, model: Option<&str>) -> Result<Option<En
 /// the limit has its size stated.
 fn read_input(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
     if path == Path::new("-") {
-        return fixture::read_bounded(io::stdin().lock(), limit);
+        let stdin = io::stdin().lock();
+        if stdin.is_terminal() {
+            eprintln!(
+                "reading from standard input (a terminal): paste the text, then press Ctrl-D; or give a file path"
+            );
+        }
+        return fixture::read_bounded(stdin, limit);
     }
     let failed = |error: io::Error| Error::ReadFailed {
         path: output::terminal_safe(&path.to_string_lossy()),
@@ -582,6 +616,9 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
             max_chars: args.excerpt_max_chars,
         }),
     })?;
+    if args.payload_out.as_deref() == Some(Path::new("-")) {
+        return Err(Error::PayloadOutIsStdout);
+    }
     if let (Some(out), Some(input)) = (&args.payload_out, &args.input.fixture) {
         refuse_overwriting_input(input, out)?;
     }
@@ -607,8 +644,31 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
         std::fs::write(out, &outcome.plan.payload_text)
             .map_err(|error| Error::PayloadOut { kind: error.kind() })?;
     }
-    with_stdout(|out| output::write(&fixture, &outcome, format, &mut *out))?;
+    let terminal = io::stdout().is_terminal();
+    if format == Format::Report {
+        let width = report_width(terminal);
+        with_stdout(|out| output::write_report(&fixture, &outcome, width, &mut *out))?;
+    } else {
+        if terminal && format == Format::Json {
+            eprintln!("hint: --format report prints a table for people; json is for scripts");
+        }
+        with_stdout(|out| output::write(&fixture, &outcome, format, &mut *out))?;
+    }
     Ok(EXIT_OK)
+}
+
+/// The report's width: `COLUMNS` when set, else 80 columns on a terminal
+/// and no wrapping in a file or pipe.
+fn report_width(terminal: bool) -> usize {
+    let columns = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|columns| columns.trim().parse::<usize>().ok())
+        .filter(|&columns| columns > 0);
+    match columns {
+        Some(columns) => columns,
+        None if terminal => output::REPORT_WIDTH,
+        None => output::NO_WRAP,
+    }
 }
 
 /// `--payload-out` must never replace the fixture being read.
@@ -697,14 +757,70 @@ fn completions(shell: ShellArg) -> Result<i32, Error> {
     Ok(EXIT_OK)
 }
 
-/// One page: the top-level page, then each command's synopsis and options.
+const EXAMPLES: &str = "\
+Pack a capture and read the decisions as a table:
+  packer pack capture.json --format report
+Pipe the exact payload into an agent, keeping the plan:
+  packer pack capture.json --model gpt-4o --context-tokens 128000 \\
+    --reserved-other-input-tokens 6000 --reserved-output-tokens 4000 \\
+    --safety-tokens 500 --format summary --payload-out payload.json > plan.json
+Fill the budget as fully as possible, listing what was left out in the payload:
+  packer pack capture.json --policy max-fill --note-omissions --format payload
+Let documents too long to fit go in as excerpts around a query:
+  packer pack capture.json --excerpt-query \"exit code, required\"
+Check a capture in CI before packing (exit 3 or 4 on failure):
+  packer validate capture.json
+Count a text's tokens, or print the lines around a query:
+  packer count --model gpt-4o README.md
+  packer focus --query \"exit code\" README.md";
+
+/// Text as a roff block kept as written (`.nf`), escaped.
+fn roff_block(title: &str, text: &str) -> String {
+    let body = text
+        .replace('\\', "\\e")
+        .replace('-', "\\-")
+        .lines()
+        .map(|line| {
+            if line.starts_with('.') || line.starts_with('\'') {
+                format!("\\&{line}")
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    format!(".SH {title}\n.nf\n{body}\n.fi\n")
+}
+
+/// One page: the top-level synopsis and commands, each command's synopsis
+/// and options, then the fixture format, the exit status and examples.
+/// Every command is on this page (no other page is referred to).
 fn man() -> Result<i32, Error> {
     use clap::CommandFactory;
     let command = Cli::command();
     let mut page = Vec::new();
-    let rendered = clap_mangen::Man::new(command.clone())
-        .render(&mut page)
+    let top = clap_mangen::Man::new(command.clone());
+    let rendered = top
+        .render_title(&mut page)
+        .and_then(|()| top.render_name_section(&mut page))
+        .and_then(|()| top.render_synopsis_section(&mut page))
+        .and_then(|()| top.render_description_section(&mut page))
         .and_then(|()| {
+            page.extend_from_slice(b".SH COMMANDS\n");
+            for sub in command.get_subcommands() {
+                let about = sub
+                    .get_about()
+                    .map(|about| about.to_string())
+                    .unwrap_or_default();
+                page.extend_from_slice(
+                    format!(
+                        ".TP\n\\fBpacker {}\\fR\n{}\n",
+                        sub.get_name(),
+                        about.replace('-', "\\-")
+                    )
+                    .as_bytes(),
+                );
+            }
             for sub in command.get_subcommands() {
                 page.extend_from_slice(
                     format!(".SH \"PACKER {}\"\n", sub.get_name().to_uppercase()).as_bytes(),
@@ -714,7 +830,10 @@ fn man() -> Result<i32, Error> {
                 man.render_synopsis_section(&mut page)?;
                 man.render_options_section(&mut page)?;
             }
-            Ok(())
+            page.extend_from_slice(roff_block("FIXTURE", FIXTURE).as_bytes());
+            page.extend_from_slice(roff_block("\"EXIT STATUS\"", EXIT_CODES).as_bytes());
+            page.extend_from_slice(roff_block("EXAMPLES", EXAMPLES).as_bytes());
+            top.render_version_section(&mut page)
         });
     rendered.map_err(|error| Error::Output { kind: error.kind() })?;
     write_stdout(&page)?;

@@ -323,8 +323,11 @@ pub enum Error {
     )]
     UnknownEncoding,
     /// `--model` names a model with no known encoding.
-    #[error("the model has no known encoding; give --encoding instead (see `packer encodings`)")]
-    UnknownModel,
+    #[error("{}", unknown_model_message(nearest))]
+    UnknownModel {
+        /// The known model names nearest to the one given.
+        nearest: Vec<&'static str>,
+    },
     /// The `--tokenizer` file cannot be read.
     #[error("cannot read the --tokenizer file ({kind}); check the path and its permissions")]
     UnreadableTokenizer {
@@ -511,6 +514,11 @@ pub enum Error {
         "--payload-out names the input fixture; choose another file so the input is never changed"
     )]
     PayloadOutIsInput,
+    /// `--payload-out -`: standard output already gets `--format`'s output.
+    #[error(
+        "--payload-out - would mix the payload into standard output; use --format payload to print the payload, or give --payload-out a file"
+    )]
+    PayloadOutIsStdout,
     /// Writing output failed.
     #[error("cannot write the output ({kind})")]
     Output {
@@ -624,6 +632,16 @@ fn problems_message(problems: &[Problem], more: usize) -> String {
     message
 }
 
+fn unknown_model_message(nearest: &[&str]) -> String {
+    let mut message =
+        "the model has no known encoding; give --encoding instead (see `packer encodings`)"
+            .to_owned();
+    if !nearest.is_empty() {
+        message.push_str(&format!("; nearest known models: {}", nearest.join(", ")));
+    }
+    message
+}
+
 /// The message of `empty-envelope-does-not-fit`, in one place.
 fn empty_envelope_message(needed: usize, available: u64, without_notes: Option<usize>) -> String {
     let short = needed as u64 - available.min(needed as u64);
@@ -680,7 +698,7 @@ impl Error {
             Error::UnpairedSurrogate { .. } => "unpaired-surrogate",
             Error::InvalidSchema { .. } => "invalid-schema",
             Error::UnknownEncoding => "unknown-encoding",
-            Error::UnknownModel => "unknown-model",
+            Error::UnknownModel { .. } => "unknown-model",
             Error::UnreadableTokenizer { .. } => "unreadable-tokenizer",
             Error::InvalidTokenizer { .. } => "invalid-tokenizer",
             Error::UnsupportedTokenizer { .. } => "unsupported-tokenizer",
@@ -702,6 +720,7 @@ impl Error {
             Error::CountMismatch { .. } => "internal",
             Error::RequiredDoesNotFit { .. } => "required-does-not-fit",
             Error::PayloadOutIsInput => "payload-out-is-input",
+            Error::PayloadOutIsStdout => "payload-out-is-stdout",
             Error::EmptyQuery => "empty-query",
             Error::InvalidBaseUrl => "invalid-base-url",
             Error::InvalidGlob => "invalid-glob",
@@ -716,7 +735,8 @@ impl Error {
     /// The process exit status for this error (SPEC §6).
     pub fn exit_status(&self) -> i32 {
         match self {
-            Error::UnknownModel
+            Error::UnknownModel { .. }
+            | Error::PayloadOutIsStdout
             | Error::EmptyQuery
             | Error::PayloadOutIsInput
             | Error::InvalidBaseUrl

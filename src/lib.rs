@@ -150,6 +150,25 @@ impl Settings {
     }
 }
 
+/// The encoding a model uses, by its name in any letter case (`GPT-4o`
+/// counts with `o200k_base`); `unknown-model` names the nearest known models.
+pub fn model_encoding(model: &str) -> Result<Encoding, Error> {
+    let lower = model.trim().to_lowercase();
+    if let Some(encoding) = Encoding::for_model(&lower) {
+        return Ok(encoding);
+    }
+    let mut known: Vec<(f64, &'static str)> = Encoding::ALL
+        .iter()
+        .flat_map(|encoding| encoding.example_models().iter().copied())
+        .map(|name| (strsim::jaro_winkler(&lower, name), name))
+        .filter(|&(score, _)| score >= 0.7)
+        .collect();
+    known.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    Err(Error::UnknownModel {
+        nearest: known.into_iter().take(3).map(|(_, name)| name).collect(),
+    })
+}
+
 /// Resolves the encoding and the budget of `fixture` under `request`.
 pub fn settings(fixture: &Fixture, request: &Request) -> Result<Settings, Error> {
     let encoding = request

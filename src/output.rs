@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use serde::Serialize;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::budget::Budget;
 use crate::error::Error;
@@ -321,17 +322,39 @@ pub fn write(
             out.write_all(b"\n")
         }
         Format::Payload => out.write_all(outcome.plan.payload_text.as_bytes()),
-        Format::Report => out.write_all(report(fixture, outcome).as_bytes()),
+        Format::Report => write_report(fixture, outcome, NO_WRAP, out),
     }
 }
 
-/// The human table: one line per document, then totals.
-fn report(fixture: &Fixture, outcome: &Outcome) -> String {
+/// The width the report wraps at on a terminal without `COLUMNS`.
+pub const REPORT_WIDTH: usize = 80;
+
+/// No wrapping (for files and pipes).
+pub const NO_WRAP: usize = usize::MAX;
+
+/// The longest id the report shows whole, in terminal columns; longer ids
+/// end in `…` (the JSON output always has them whole).
+pub const REPORT_ID_WIDTH: usize = 32;
+
+/// Writes the report of `outcome`, wrapped at `width` terminal columns.
+pub fn write_report(
+    fixture: &Fixture,
+    outcome: &Outcome,
+    width: usize,
+    out: &mut (impl Write + ?Sized),
+) -> io::Result<()> {
+    out.write_all(report(fixture, outcome, width).as_bytes())
+}
+
+/// The human table: one line per document (in the order tried), the
+/// envelope's own tokens, then totals. The tokens column is what each
+/// selected row adds to the payload, so it adds up to `usedTokens`.
+fn report(fixture: &Fixture, outcome: &Outcome, width: usize) -> String {
     let plan = &outcome.plan;
     let budget = &outcome.budget;
     let mut out = String::new();
-    let _ = writeln!(
-        out,
+    let mut line = |text: String| out.push_str(&wrap(&text, width, 2));
+    line(format!(
         "policy {}, encoding {}, envelope {}: {} of {} tokens used, {} free",
         outcome.policy.name(),
         outcome.counter().label(),
@@ -339,88 +362,266 @@ fn report(fixture: &Fixture, outcome: &Outcome) -> String {
         plan.used_tokens,
         plan.available_tokens,
         plan.available_tokens - plan.used_tokens as u64,
-    );
-    let _ = writeln!(
-        out,
+    ));
+    line(format!(
         "budget: context {} - other input {} - output {} - safety {} = {} available",
         budget.context_tokens,
         budget.reserved_other_input_tokens,
         budget.reserved_output_tokens,
         budget.safety_tokens,
         plan.available_tokens,
-    );
+    ));
     if outcome.policy == Policy::MaxFill {
-        let _ = writeln!(
-            out,
+        line(format!(
             "max-fill: {}",
             if plan.optimal == Some(true) {
                 "proven optimal (no other choice of documents fills the budget more)"
             } else {
                 "not proven optimal: the fullest choice found is shown"
             }
-        );
+        ));
     }
-    let _ = writeln!(out);
-    rows(fixture, &plan.decisions, &mut out);
+    let selected_sum: i64 = plan
+        .decisions
+        .iter()
+        .filter(|d| d.selected)
+        .map(|d| d.needed_tokens)
+        .sum();
+    let envelope = plan.used_tokens as i64 - selected_sum;
+    out.push('\n');
+    let order = try_order(fixture, outcome.policy, &plan.decisions);
+    let table = Table {
+        fixture,
+        decisions: &plan.decisions,
+        priority: outcome.policy == Policy::Priority,
+        width,
+    };
+    table.write(&order, Some((envelope, plan.used_tokens)), &mut out);
     let selected = plan.order.len();
     let total = plan.decisions.len();
-    let _ = writeln!(out);
-    let _ = writeln!(
-        out,
-        "{selected} of {total} documents selected, {} skipped; payload {} tokens of {} available",
-        total - selected,
-        plan.used_tokens,
-        plan.available_tokens,
-    );
+    out.push('\n');
+    out.push_str(&wrap(
+        &format!(
+            "{selected} of {total} documents selected, {} skipped; payload {} tokens of {} available",
+            total - selected,
+            plan.used_tokens,
+            plan.available_tokens,
+        ),
+        width,
+        2,
+    ));
     out
 }
 
-/// The table of decisions: one line per document.
-fn rows(fixture: &Fixture, decisions: &[Decision], out: &mut String) {
-    let ids: Vec<String> = fixture
-        .documents
-        .iter()
-        .map(|d| terminal_safe(&d.id))
-        .collect();
-    let id_width = ids
-        .iter()
-        .map(|id| id.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(2);
-    let token_width = decisions
-        .iter()
-        .map(|d| d.content_tokens.to_string().len())
-        .max()
-        .unwrap_or(0)
-        .max(6);
-    let _ = writeln!(
-        out,
-        "     {:<id_width$}  {:>token_width$}  reason",
-        "id", "tokens"
-    );
-    for decision in decisions {
-        let mark = if decision.selected { "IN " } else { "out" };
-        let id = &ids[decision.index];
-        let pad = id_width - id.chars().count();
-        let reason = match decision.reason {
-            Reason::ExcerptFits => "excerpt-fits: a focused excerpt, not the whole document",
-            other => other.name(),
-        };
-        let numbers = if decision.reason == Reason::NotTried {
-            String::new()
-        } else {
+/// The rows in the order the documents were tried: input order, or under
+/// `priority` the required documents then the policy's order.
+fn try_order(fixture: &Fixture, policy: Policy, decisions: &[Decision]) -> Vec<usize> {
+    if policy != Policy::Priority {
+        return (0..decisions.len()).collect();
+    }
+    let content: Vec<usize> = decisions.iter().map(|d| d.content_tokens).collect();
+    let required = fixture.documents.iter().filter(|d| d.required);
+    let rest = fixture.documents.iter().filter(|d| !d.required);
+    required
+        .map(|d| d.index)
+        .chain(crate::pack::priority_order(rest, &content))
+        .collect()
+}
+
+/// The table of decisions.
+struct Table<'a> {
+    fixture: &'a Fixture,
+    decisions: &'a [Decision],
+    priority: bool,
+    width: usize,
+}
+
+impl Table<'_> {
+    /// One line per document in `order`; with `totals`, the envelope's own
+    /// tokens and the payload total under the tokens column.
+    fn write(&self, order: &[usize], totals: Option<(i64, usize)>, out: &mut String) {
+        let ids: Vec<String> = self
+            .fixture
+            .documents
+            .iter()
+            .map(|d| ellipsized(&terminal_safe(&d.id), self.id_limit()))
+            .collect();
+        let id_width = ids.iter().map(|id| id.width()).max().unwrap_or(0).max(10);
+        let token_width = self
+            .decisions
+            .iter()
+            .map(|d| d.needed_tokens.to_string().len())
+            .chain(
+                totals
+                    .map(|(envelope, used)| envelope.to_string().len().max(used.to_string().len())),
+            )
+            .max()
+            .unwrap_or(0)
+            .max(6);
+        let content_width = self
+            .decisions
+            .iter()
+            .map(|d| d.content_tokens.to_string().len())
+            .max()
+            .unwrap_or(0)
+            .max(7);
+        let columns = |mark: &str, id: &str, priority: &str, tokens: &str, content: &str| {
+            let priority = if self.priority {
+                format!("{priority:>8}  ")
+            } else {
+                String::new()
+            };
             format!(
-                " (needed {}, free {})",
-                decision.needed_tokens, decision.free_tokens
+                "{mark:<3}  {}{priority}{tokens:>token_width$}  {content:>content_width$}  ",
+                pad(id, id_width + 2)
             )
         };
-        let _ = writeln!(
-            out,
-            "{mark}  {id}{:pad$}  {:>token_width$}  {reason}{numbers}",
-            "", decision.content_tokens,
-        );
+        let head = columns("", "id", "priority", "tokens", "content");
+        let indent = head.width();
+        out.push_str(&head);
+        out.push_str("reason\n");
+        for &index in order {
+            let decision = &self.decisions[index];
+            let tokens = if decision.selected {
+                decision.needed_tokens.to_string()
+            } else {
+                "-".into()
+            };
+            let prefix = columns(
+                if decision.selected { "IN" } else { "out" },
+                &ids[index],
+                &self.fixture.documents[index].priority.to_string(),
+                &tokens,
+                &decision.content_tokens.to_string(),
+            );
+            out.push_str(&self.row(&prefix, &reason(decision), indent));
+        }
+        if let Some((envelope, used)) = totals {
+            let prefix = columns("", "(envelope)", "", &envelope.to_string(), "");
+            out.push_str(&self.row(
+                &prefix,
+                "the empty envelope and its omission note, if any",
+                indent,
+            ));
+            let rule = columns("", "", "", &"-".repeat(token_width), "");
+            out.push_str(rule.trim_end());
+            out.push('\n');
+            let prefix = columns("", "", "", &used.to_string(), "");
+            out.push_str(&self.row(&prefix, "usedTokens", indent));
+        }
     }
+
+    /// The widest id shown whole: [`REPORT_ID_WIDTH`], less on a narrow
+    /// terminal.
+    fn id_limit(&self) -> usize {
+        REPORT_ID_WIDTH.min((self.width / 4).max(10))
+    }
+
+    /// `prefix` then `text`, the text wrapped under its own column; on a
+    /// terminal too narrow for that, the text goes on lines of its own,
+    /// indented under the id.
+    fn row(&self, prefix: &str, text: &str, indent: usize) -> String {
+        let room = self.width.saturating_sub(indent);
+        if room < 30 {
+            let mut out = format!("{}\n", prefix.trim_end());
+            for line in wrap_words(text, self.width.saturating_sub(5).max(20)) {
+                out.push_str(&format!("     {line}\n"));
+            }
+            return out;
+        }
+        let lines = wrap_words(text, room);
+        let mut out = String::new();
+        for (i, line) in lines.iter().enumerate() {
+            if i == 0 {
+                out.push_str(prefix);
+            } else {
+                out.push_str(&" ".repeat(indent));
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// The reason column: the reason and the numbers.
+fn reason(decision: &Decision) -> String {
+    match decision.reason {
+        Reason::NotTried => "not-tried".into(),
+        Reason::ExcerptFits => format!(
+            "excerpt-fits: an excerpt, not the whole document (needed {}, free {})",
+            decision.needed_tokens, decision.free_tokens
+        ),
+        other => format!(
+            "{} (needed {}, free {})",
+            other.name(),
+            decision.needed_tokens,
+            decision.free_tokens
+        ),
+    }
+}
+
+/// `text` padded with spaces to `width` terminal columns.
+fn pad(text: &str, width: usize) -> String {
+    format!("{text}{}", " ".repeat(width.saturating_sub(text.width())))
+}
+
+/// `text` cut to at most `width` terminal columns, ending in `…` when cut.
+fn ellipsized(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_owned();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    out.push('…');
+    out
+}
+
+/// Words of `text` in lines of at most `width` terminal columns (a longer
+/// word gets a line of its own).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in text.split(' ') {
+        let last = lines.last_mut().expect("never empty");
+        if last.is_empty() {
+            last.push_str(word);
+        } else if last.width() + 1 + word.width() <= width {
+            last.push(' ');
+            last.push_str(word);
+        } else {
+            lines.push(word.to_owned());
+        }
+    }
+    lines
+}
+
+/// `text` as lines of at most `width` columns, continuation lines indented
+/// by `indent` spaces; always ends with a newline.
+fn wrap(text: &str, width: usize, indent: usize) -> String {
+    let mut out = String::new();
+    let first = wrap_words(text, width);
+    let mut rest = String::new();
+    if let [head, tail @ ..] = first.as_slice() {
+        out.push_str(head);
+        out.push('\n');
+        rest = tail.join(" ");
+    }
+    if !rest.is_empty() {
+        for line in wrap_words(&rest, width.saturating_sub(indent).max(1)) {
+            out.push_str(&" ".repeat(indent));
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// Writes what `pack` prints when `error` (exit 4: something does not fit)
@@ -467,7 +668,13 @@ pub fn write_refusal(
                 settings.available_tokens,
             );
             let _ = writeln!(text);
-            rows(fixture, decisions, &mut text);
+            let table = Table {
+                fixture,
+                decisions,
+                priority: policy == Policy::Priority,
+                width: NO_WRAP,
+            };
+            table.write(&(0..decisions.len()).collect::<Vec<_>>(), None, &mut text);
             let _ = writeln!(text);
             let _ = writeln!(text, "error[{}]: {error}", error.code());
             out.write_all(text.as_bytes())
@@ -481,16 +688,28 @@ pub fn write_refusal(
 /// doubled so that the escaped form is unambiguous.
 pub fn terminal_safe(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let after_emoji = i > 0 && is_emoji(chars[i - 1]);
+        let before_emoji = chars.get(i + 1).is_some_and(|&next| is_emoji(next));
+        // An emoji ZWJ sequence (👨‍👩‍👧) and an emoji presentation selector
+        // (❤️) draw one picture; everywhere else they are invisible.
+        let joins_emoji =
+            (c == '\u{200D}' && after_emoji && before_emoji) || (c == '\u{FE0F}' && after_emoji);
         if c == '\\' {
             out.push_str("\\\\");
-        } else if is_unsafe_in_terminal(c) {
+        } else if is_unsafe_in_terminal(c) && !joins_emoji {
             let _ = write!(out, "\\u{{{:04X}}}", c as u32);
         } else {
             out.push(c);
         }
     }
     out
+}
+
+fn is_emoji(c: char) -> bool {
+    matches!(c,
+        '\u{1F000}'..='\u{1FAFF}' | '\u{2600}'..='\u{27BF}' | '\u{2300}'..='\u{23FF}')
 }
 
 fn is_unsafe_in_terminal(c: char) -> bool {
@@ -531,5 +750,35 @@ mod tests {
             terminal_safe("\u{85}\u{7f}\u{FEFF}"),
             "\\u{0085}\\u{007F}\\u{FEFF}"
         );
+    }
+
+    #[test]
+    fn emoji_sequences_stay_whole_and_invisible_joiners_elsewhere_do_not() {
+        assert_eq!(
+            terminal_safe("👨\u{200D}👩\u{200D}👧"),
+            "👨\u{200D}👩\u{200D}👧"
+        );
+        assert_eq!(terminal_safe("❤\u{FE0F}"), "❤\u{FE0F}");
+        assert_eq!(terminal_safe("a\u{200D}b"), "a\\u{200D}b");
+        assert_eq!(terminal_safe("a\u{FE0F}"), "a\\u{FE0F}");
+    }
+
+    #[test]
+    fn long_ids_end_in_an_ellipsis_within_their_display_width() {
+        use unicode_width::UnicodeWidthStr;
+        assert_eq!(ellipsized("short", 10), "short");
+        assert_eq!(ellipsized("abcdefghijkl", 10), "abcdefghi…");
+        let cut = ellipsized("日本語のドキュメント", 10);
+        assert_eq!(cut, "日本語の…");
+        assert!(cut.width() <= 10);
+    }
+
+    #[test]
+    fn wrapping_keeps_words_whole_and_indents_what_follows() {
+        assert_eq!(
+            wrap("one two three four", 9, 2),
+            "one two\n  three\n  four\n"
+        );
+        assert_eq!(wrap_words("a b", 80), vec!["a b"]);
     }
 }

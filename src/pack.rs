@@ -232,16 +232,9 @@ pub fn plan(
             None
         }
         Policy::Priority => {
-            let mut order: Vec<&Document> = rest.collect();
-            order.sort_by_key(|d| {
-                (
-                    Reverse(d.priority),
-                    selector.content_tokens[d.index],
-                    d.id.as_bytes(),
-                )
-            });
-            for document in order {
-                selector.try_add(document.index);
+            let order = priority_order(rest, &selector.content_tokens);
+            for index in order {
+                selector.try_add(index);
             }
             selector.add_excerpts();
             None
@@ -252,6 +245,23 @@ pub fn plan(
         }
     };
     selector.finish(optimal)
+}
+
+/// The order `priority` tries `documents` in: `priority` descending, then
+/// `contentTokens` ascending, then `id` in byte order.
+pub fn priority_order<'d>(
+    documents: impl Iterator<Item = &'d Document>,
+    content_tokens: &[usize],
+) -> Vec<usize> {
+    let mut order: Vec<&Document> = documents.collect();
+    order.sort_by_key(|d| {
+        (
+            Reverse(d.priority),
+            content_tokens[d.index],
+            d.id.as_bytes(),
+        )
+    });
+    order.into_iter().map(|d| d.index).collect()
 }
 
 /// The decisions of a failed run: each one made so far, sent nowhere

@@ -701,3 +701,133 @@ fn tempdir() -> PathBuf {
     fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// The report aligns columns by display width (CJK, emoji, ZWJ sequences),
+/// ends long ids with an ellipsis, wraps at `COLUMNS`, and its tokens
+/// column adds up to `usedTokens`.
+#[test]
+fn the_report_aligns_wide_ids_wraps_and_adds_up() {
+    use unicode_width::UnicodeWidthStr;
+    let args = ["pack", "fixtures/wide-ids.json", "--format", "report"];
+    let wide = ok(&args);
+    insta::assert_snapshot!("wide_ids_report", wide);
+    // Every row's tokens column ends at the same display column.
+    let rows: Vec<&str> = wide
+        .lines()
+        .filter(|line| line.starts_with("IN ") || line.starts_with("out "))
+        .collect();
+    assert_eq!(rows.len(), 6);
+    let header = wide
+        .lines()
+        .find(|l| l.contains("tokens  content"))
+        .unwrap();
+    let end = header[..header.find("tokens").unwrap() + "tokens".len()].width();
+    let mut sum = 0i64;
+    for row in &rows {
+        let (before, _) = split_at_width(row, end);
+        let cell = before.split_whitespace().last().unwrap();
+        if let Ok(tokens) = cell.parse::<i64>() {
+            sum += tokens;
+        } else {
+            assert_eq!(cell, "-", "{row}");
+        }
+    }
+    assert!(wide.contains("a-very-long-identifier-for-a-do…"));
+    let envelope = wide.lines().find(|l| l.contains("(envelope)")).unwrap();
+    sum += envelope
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse::<i64>()
+        .unwrap();
+    assert!(wide.contains(&format!("payload {sum} tokens of 180 available")));
+
+    let output = assert_cmd::Command::from_std(packer())
+        .args(args)
+        .env("COLUMNS", "60")
+        .output()
+        .unwrap();
+    let narrow = String::from_utf8(output.stdout).unwrap();
+    for line in narrow.lines() {
+        assert!(line.width() <= 60, "{line:?} is wider than 60 columns");
+    }
+    insta::assert_snapshot!("wide_ids_report_60_columns", narrow);
+}
+
+/// The shortest prefix of `text` that is `width` display columns wide (as
+/// a whole string, so that an emoji ZWJ sequence counts once).
+fn split_at_width(text: &str, width: usize) -> (&str, &str) {
+    use unicode_width::UnicodeWidthStr;
+    text.char_indices()
+        .map(|(at, _)| at)
+        .find(|&at| text[..at].width() >= width)
+        .map_or((text, ""), |at| text.split_at(at))
+}
+
+#[test]
+fn model_names_are_case_insensitive_and_unknown_ones_get_suggestions() {
+    let run = exec_with_stdin(&["count", "--model", "GPT-4o"], b"hello");
+    assert_eq!((run.status, run.stdout.as_str()), (0, "1\n"));
+    let run = exec_with_stdin(&["count", "--model", "gpt4o"], b"hello");
+    assert_eq!(run.status, 2);
+    assert_eq!(
+        run.stderr,
+        "error[unknown-model]: the model has no known encoding; give --encoding instead (see `packer encodings`); nearest known models: gpt-4o, gpt-4, gpt-4.1\n"
+    );
+}
+
+#[test]
+fn payload_out_dash_is_refused() {
+    let run = exec(&["pack", "fixtures/guide.json", "--payload-out", "-"]);
+    assert_eq!((run.status, run.stdout.as_str()), (2, ""));
+    assert!(run.stderr.starts_with("error[payload-out-is-stdout]: "));
+    assert!(!root().join("-").exists());
+}
+
+/// On a terminal (a pseudo-terminal made by `script`), reading the fixture
+/// from standard input says so, and the JSON output mentions the report.
+#[test]
+fn hints_on_a_terminal() {
+    let Ok(script) = which("script") else {
+        panic!("the tests need util-linux `script` to make a terminal");
+    };
+    let binary = env!("CARGO_BIN_EXE_packer");
+    let run = |command: String| {
+        let output = Command::new(&script)
+            .args(["-qec", &command, "/dev/null"])
+            .env_remove("COLUMNS")
+            .current_dir(root())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let text = run(format!("{binary} pack fixtures/guide.json"));
+    assert!(
+        text.contains("hint: --format report prints a table for people"),
+        "{text}"
+    );
+    let text = run(format!(
+        "{binary} pack fixtures/guide.json --format summary"
+    ));
+    assert!(!text.contains("hint:"), "{text}");
+    // Standard input is the terminal; `script` closes it at once.
+    let text = run(format!("{binary} pack - --format summary"));
+    assert!(
+        text.starts_with(
+            "reading from standard input (a terminal): paste the text, then press Ctrl-D"
+        ),
+        "{text}"
+    );
+    // Not on a terminal: no hint at all.
+    let run = exec(&["pack", "-"]);
+    assert!(!run.stderr.contains("terminal"), "{}", run.stderr);
+}
+
+fn which(name: &str) -> Result<PathBuf, ()> {
+    ["/usr/bin", "/bin", "/usr/local/bin"]
+        .iter()
+        .map(|dir| Path::new(dir).join(name))
+        .find(|path| path.exists())
+        .ok_or(())
+}

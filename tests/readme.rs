@@ -46,6 +46,8 @@ fn the_readme_documents_every_error_code() {
         "required-does-not-fit",
         "unknown-model",
         "payload-out-is-input",
+        "payload-out-is-stdout",
+        "empty-query",
         "output-failed",
         "payload-out-failed",
     ];
