@@ -805,6 +805,7 @@ fn man() -> Result<i32, Error> {
         .and_then(|()| top.render_name_section(&mut page))
         .and_then(|()| top.render_synopsis_section(&mut page))
         .and_then(|()| top.render_description_section(&mut page))
+        .and_then(|()| top.render_options_section(&mut page))
         .and_then(|()| {
             page.extend_from_slice(b".SH COMMANDS\n");
             for sub in command.get_subcommands() {
