@@ -44,6 +44,12 @@ def main():
                 "documents": [{"id": "d", "url": "https://example.com/d", "format": "text", "content": content, "truncated": False}],
             }
             packed = subprocess.run([packer, "pack", "--tokenizer", path, "-"], input=json.dumps(fixture).encode(), capture_output=True)
+            if packed.returncode != 0:
+                # Packing is refused for pre-tokenizers the per-entry count
+                # was not shown exact for (several split stages, ...).
+                if b"error[unsupported-tokenizer]" not in packed.stderr:
+                    differ.append(f"{name} (packed): {packed.stderr.decode().strip()}")
+                continue
             result = json.loads(packed.stdout)
             want = len(reference.encode(result["payloadText"], add_special_tokens=False).ids)
             if result["usedTokens"] != want:
