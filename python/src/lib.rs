@@ -114,9 +114,9 @@ fn resolve_encoding(
             let names: Vec<&str> = Encoding::ALL.iter().map(|e| e.name()).collect();
             usage(py, format!("encoding must be one of {}", names.join(", ")))
         }),
-        (None, Some(model)) => Encoding::for_model(model)
+        (None, Some(model)) => packer::model_encoding(model)
             .map(Some)
-            .ok_or_else(|| packer_error(py, Error::UnknownModel)),
+            .map_err(|error| packer_error(py, error)),
         (None, None) => Ok(None),
     }
 }
