@@ -126,6 +126,44 @@ fn main() {
         ms(times[0])
     );
 
+    // max-fill at scale: 10,000 documents under a 1,000,000-token budget
+    // (within the exact search's limits), and omission notes over 5,000.
+    let scale = out.join("max-fill-10000-docs-1m-budget.json");
+    write_with_budget(&scale, &documents[..10_000], "cl100k_base", 1_000_000);
+    let scale = scale.to_str().unwrap();
+    let (in_order, max_fill) = (
+        pack_args(packer, scale, "in-order", false, &big),
+        pack_args(packer, scale, "max-fill", false, &big),
+    );
+    let times = race(&[&in_order, &max_fill]);
+    println!(
+        "max-fill, 10,000 documents, 1,000,000-token budget: {} (in-order {}), {}, peak memory {} (in-order {})",
+        ms(times[1]),
+        ms(times[0]),
+        proven(&max_fill),
+        peak(&max_fill),
+        peak(&in_order)
+    );
+    let notes = out.join("notes-5000-docs.json");
+    write_fixture(&notes, &documents[..5_000], "cl100k_base");
+    let notes = notes.to_str().unwrap();
+    let runs: Vec<Vec<&str>> = ["in-order", "priority", "max-fill"]
+        .into_iter()
+        .map(|policy| pack_args(packer, notes, policy, true, &big))
+        .collect();
+    let views: Vec<&[&str]> = runs.iter().map(Vec::as_slice).collect();
+    let times = race(&views);
+    println!(
+        "--note-omissions, 5,000 documents: in-order {} ({}), priority {} ({}), max-fill {} ({}, {})",
+        ms(times[0]),
+        peak(&runs[0]),
+        ms(times[1]),
+        peak(&runs[1]),
+        ms(times[2]),
+        peak(&runs[2]),
+        proven(&runs[2])
+    );
+
     let guide = root.join("fixtures/guide.json");
     let guide = guide.to_str().unwrap();
     let reference = root.join("scripts/reference/pack.mjs");
@@ -202,6 +240,60 @@ fn main() {
             fs::metadata(&mib).unwrap().len() as f64 / 1e6,
             kb / 1024.0
         );
+    }
+}
+
+/// `packer pack PATH --format summary --policy POLICY`, with raised limits
+/// and, when `notes`, `--note-omissions`.
+fn pack_args<'a>(
+    packer: &'a str,
+    path: &'a str,
+    policy: &'a str,
+    notes: bool,
+    limits: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec![
+        packer, "pack", path, "--format", "summary", "--policy", policy,
+    ];
+    args.extend(limits);
+    if notes {
+        args.push("--note-omissions");
+    }
+    args
+}
+
+/// The peak resident memory of one run of `command`, from `/usr/bin/time`.
+fn peak(command: &[&str]) -> String {
+    let Ok(output) = Command::new("/usr/bin/time")
+        .arg("-f")
+        .arg("%M")
+        .args(command)
+        .stdout(Stdio::null())
+        .output()
+    else {
+        return "peak memory not measured".into();
+    };
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let kb: f64 = stderr
+        .trim()
+        .lines()
+        .last()
+        .unwrap_or("0")
+        .parse()
+        .unwrap_or(0.0);
+    format!("{:.0} MB", kb / 1024.0)
+}
+
+/// Whether max-fill's summary says its result is proven optimal.
+fn proven(command: &[&str]) -> &'static str {
+    let output = Command::new(command[0])
+        .args(&command[1..])
+        .output()
+        .unwrap();
+    let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    match summary["optimal"].as_bool() {
+        Some(true) => "proven optimal",
+        _ => "not proven",
     }
 }
 

@@ -11,9 +11,11 @@
 //!
 //! - the in-order fill (what `in-order` would choose), so the result is never
 //!   less full than `in-order`;
-//! - without omission notes, the exact optimum found by subset-sum over
-//!   reachable counts ([`Selector::fullest`]), when its work and memory stay
-//!   within [`WORK_LIMIT`] and [`MEMORY_LIMIT`]; beyond them, a largest-first
+//! - without omission notes, where every envelope's count is a sum of
+//!   per-entry counts ([`crate::envelope::Layout::additive`]), the exact
+//!   optimum found by subset-sum over reachable counts
+//!   ([`Selector::fullest`]), when its work and memory stay within
+//!   [`WORK_LIMIT`] and [`MEMORY_LIMIT`]; otherwise, a largest-first
 //!   fill and an in-order fill improved by exchanging one document for
 //!   another;
 //! - with omission notes, the in-order fill followed by passes that add every
