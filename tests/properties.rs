@@ -541,3 +541,50 @@ proptest! {
         }
     }
 }
+
+/// SPEC §3.1 at repository scale: 1,200 small documents at a 32k budget
+/// pack under every policy and in every envelope with a note of at most 50
+/// entries and a count of the rest, an exact count, and a skip that always
+/// needed more than was free.
+#[test]
+fn a_thousand_documents_pack_with_a_bounded_note_under_every_policy() {
+    let documents: Vec<Document> = (0..1_200)
+        .map(|index| Document {
+            index,
+            id: format!("src/module_{index}.rs"),
+            url: format!("https://example.com/tree/src/module_{index}.rs"),
+            format: Format::Text,
+            content: format!("pub fn f{index}() -> u32 {{\n    {index}\n}}\n")
+                .repeat(1 + index % 40),
+            priority: (index % 7) as i32 - 3,
+            required: false,
+        })
+        .collect();
+    let fixture = fixture(documents, Encoding::Cl100kBase, 32_000);
+    let core = oracle(Encoding::Cl100kBase);
+    for policy in Policy::ALL {
+        for layout in Envelope::ALL {
+            let outcome = packer::pack(&fixture, &request(policy, layout, Some(50))).unwrap();
+            let plan = &outcome.plan;
+            assert!(plan.used_tokens <= 32_000);
+            assert_eq!(
+                plan.used_tokens,
+                core.encode_ordinary(&plan.payload_text).len()
+            );
+            let omitted = 1_200 - plan.order.len();
+            assert!(omitted > 50, "{policy:?} {layout:?}");
+            let listed = plan.payload_text.matches("module_").count() - plan.order.len() * 2;
+            assert!(listed <= 50 * 2, "{policy:?} {layout:?}: {listed}");
+            let more = format!("{}", omitted - 50);
+            assert!(plan.payload_text.contains(&more), "{policy:?} {layout:?}");
+            for decision in &plan.decisions {
+                if !decision.selected {
+                    assert!(
+                        decision.needed_tokens > decision.free_tokens as i64,
+                        "{policy:?} {layout:?} {decision:?}"
+                    );
+                }
+            }
+        }
+    }
+}
