@@ -2,7 +2,7 @@
 //!
 //! A thin shell over the packer library, as the command line is: it turns
 //! Python arguments into a [`packer::Request`] and a fixture's bytes, calls
-//! [`packer::pack`] with the GIL released, and turns the result back into
+//! [`packer::pack()`] with the GIL released, and turns the result back into
 //! the object `packer pack --format json` prints (or the error into
 //! `PackerError` with the command line's code, exit status and message).
 //! No packing logic lives here.
