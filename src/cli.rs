@@ -2,6 +2,7 @@
 //! the library. Everything that touches stdin, stdout, stderr and files
 //! lives here.
 
+mod mcp;
 mod repo;
 
 use std::fs::File;
@@ -91,6 +92,8 @@ pub enum Command {
     Focus(FocusArgs),
     /// Print a fixture made from a directory's text files
     Collect(CollectArgs),
+    /// Serve the packer tools over the Model Context Protocol on stdin/stdout
+    Mcp(mcp::McpArgs),
     /// Print a shell completion script
     Completions {
         /// The shell to complete for
@@ -573,6 +576,7 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
         Command::Encodings => encodings(),
         Command::Focus(args) => focus(args),
         Command::Collect(args) => collect(args),
+        Command::Mcp(args) => mcp::run(args),
         Command::Completions { shell } => completions(shell),
         Command::Man => man(),
     }

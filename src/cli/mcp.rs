@@ -1,0 +1,412 @@
+//! `packer mcp`: the packer tools over the Model Context Protocol, on
+//! standard input and output, for agent launchers.
+//!
+//! A thin front end: each tool call's arguments become the library's
+//! request types ([`packer::Request`], [`packer::collect::CollectOptions`]),
+//! the library packs, and the outcome goes back as the payload text plus a
+//! compact summary. Standard output carries only the protocol; anything
+//! else goes to standard error. The server reads only inside its roots,
+//! never writes a file and never touches the network.
+
+mod sandbox;
+mod summary;
+mod tools;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::{Args, ValueEnum};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Map, Value, json};
+
+use packer::error::{EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
+use packer::output::{ErrorList, ErrorRecord};
+use packer::{Counter, Encoding, Fixture, Limits, Request, Tokenizer};
+
+use sandbox::Roots;
+use summary::PackSummary;
+use tools::Arguments;
+
+/// `packer mcp` options: what the server may read and how it answers.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// A directory that pack_directory may read (repeatable; default: the
+    /// current directory); relative paths start at the first
+    #[arg(long = "root", value_name = "DIR")]
+    pub roots: Vec<PathBuf>,
+
+    /// Where a pack's summary goes: `structured` (structuredContent, with
+    /// an output schema), `text` (a second text block after the payload),
+    /// or `none` (the payload alone)
+    #[arg(long, value_enum, default_value_t = SummaryArg::Structured)]
+    pub summary: SummaryArg,
+
+    /// Refuse pack_documents documents or a count_tokens text larger than
+    /// this many bytes (directories have collect's limits)
+    #[arg(long, value_name = "N", default_value_t = 16 << 20)]
+    pub max_input_bytes: u64,
+
+    /// Refuse a pack_documents call with more documents than this
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub max_documents: usize,
+}
+
+/// Where a pack's summary goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SummaryArg {
+    /// As structuredContent (launchers that show structuredContent to the
+    /// model instead of the text then show only the summary)
+    Structured,
+    /// As a second text block after the payload
+    Text,
+    /// Not at all: the payload alone
+    None,
+}
+
+/// Why a tool call failed: the library's error, or one only a server has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolError {
+    /// The library refused (same code and message as the command line).
+    Packer(packer::Error),
+    /// A path outside every root.
+    OutsideRoot,
+    /// Arguments that do not follow the tool's schema.
+    Usage(String),
+    /// A bug: packing panicked.
+    Internal,
+}
+
+impl ToolError {
+    /// The stable code, as in `error[CODE]`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ToolError::Packer(error) => error.code(),
+            ToolError::OutsideRoot => "path-outside-root",
+            ToolError::Usage(_) => "usage",
+            ToolError::Internal => "internal",
+        }
+    }
+
+    /// The message: field names, indices and numbers, never argument or
+    /// capture bytes. For several problems, the first one's.
+    pub fn message(&self) -> String {
+        match self {
+            ToolError::Packer(error) => error.to_string(),
+            ToolError::OutsideRoot => "the path lies outside every root this server may read \
+                 (its --root directories); give a directory inside one of them"
+                .into(),
+            ToolError::Usage(message) => message.clone(),
+            ToolError::Internal => {
+                "packer failed unexpectedly; please report it with the call's arguments (not the documents)".into()
+            }
+        }
+    }
+
+    /// Every problem, as the command line lists them for invalid input.
+    ///
+    /// Line and column are left out: the server parsed the client's JSON
+    /// and wrote the documents out again for the fixture reader, so a
+    /// position would point into text the client never saw. The document
+    /// index and the field name stay.
+    pub fn list(&self) -> ErrorList {
+        let ToolError::Packer(error) = self else {
+            return ErrorList {
+                errors: vec![ErrorRecord {
+                    code: self.code(),
+                    message: self.message(),
+                    document: None,
+                    field: None,
+                    line: None,
+                    column: None,
+                }],
+                more_errors: 0,
+            };
+        };
+        let (problems, more_errors) = error.problems();
+        let errors = problems
+            .into_iter()
+            .map(|mut problem| {
+                problem.at = None;
+                ErrorRecord {
+                    code: problem.error.code(),
+                    message: problem.message(),
+                    document: problem.document,
+                    field: problem.field,
+                    line: None,
+                    column: None,
+                }
+            })
+            .collect();
+        ErrorList {
+            errors,
+            more_errors,
+        }
+    }
+}
+
+impl From<packer::Error> for ToolError {
+    fn from(error: packer::Error) -> ToolError {
+        ToolError::Packer(error)
+    }
+}
+
+/// The server: its roots and settings, shared by every call.
+#[derive(Debug, Clone)]
+struct Server {
+    roots: Arc<Roots>,
+    summary: SummaryArg,
+    limits: Limits,
+}
+
+/// A successful call: the text the model reads and the summary.
+struct Answer {
+    text: String,
+    summary: Value,
+}
+
+impl Server {
+    fn call(&self, name: &str, arguments: &Map<String, Value>) -> Result<Answer, ToolError> {
+        match name {
+            tools::PACK_DIRECTORY => self.pack_directory(arguments),
+            tools::PACK_DOCUMENTS => self.pack_documents(arguments),
+            tools::COUNT_TOKENS => self.count_tokens(arguments),
+            _ => Err(ToolError::Usage(format!(
+                "no such tool; the tools are {}, {} and {}",
+                tools::PACK_DIRECTORY,
+                tools::PACK_DOCUMENTS,
+                tools::COUNT_TOKENS
+            ))),
+        }
+    }
+
+    fn pack_directory(&self, arguments: &Map<String, Value>) -> Result<Answer, ToolError> {
+        let args = Arguments::new(arguments, tools::PACK_DIRECTORY_ARGUMENTS)?;
+        let path = args
+            .string("path")?
+            .ok_or_else(|| ToolError::Usage("the argument 'path' is missing".into()))?;
+        let request = request(&args, &self.roots)?;
+        let options = args.collect_options()?;
+        let dir = self.roots.resolve(path)?;
+        let collection = match packer::collect::collect(&dir, &options, |_| {}) {
+            // Without a Git remote to derive urls from, files get urls under
+            // a reserved name rather than failing the call.
+            Err(packer::Error::BaseUrlRequired) if options.base_url.is_none() => {
+                let options = packer::collect::CollectOptions {
+                    base_url: Some(tools::default_base_url()),
+                    ..options
+                };
+                packer::collect::collect(&dir, &options, |_| {})?
+            }
+            collected => collected?,
+        };
+        let fixture = packer::collect::fixture(&collection)?;
+        let outcome = packer::pack(&fixture, &request)?;
+        let summary = PackSummary::new(&fixture, &outcome).with_files(&collection);
+        Ok(Answer {
+            summary: serde_json::to_value(&summary).unwrap_or(Value::Null),
+            text: outcome.plan.payload_text,
+        })
+    }
+
+    fn pack_documents(&self, arguments: &Map<String, Value>) -> Result<Answer, ToolError> {
+        let args = Arguments::new(arguments, tools::PACK_DOCUMENTS_ARGUMENTS)?;
+        let documents = args.required("documents")?;
+        let request = request(&args, &self.roots)?;
+        // The documents go through the same parser and validation as a
+        // fixture file, so every refusal has the command line's code.
+        let fixture_json = serde_json::to_string_pretty(&json!({ "documents": documents }))
+            .map_err(|_| ToolError::Internal)?;
+        let fixture = Fixture::from_bytes(fixture_json.as_bytes(), &self.limits)?;
+        let outcome = packer::pack(&fixture, &request)?;
+        let summary = PackSummary::new(&fixture, &outcome);
+        Ok(Answer {
+            summary: serde_json::to_value(&summary).unwrap_or(Value::Null),
+            text: outcome.plan.payload_text,
+        })
+    }
+
+    fn count_tokens(&self, arguments: &Map<String, Value>) -> Result<Answer, ToolError> {
+        let args = Arguments::new(arguments, tools::COUNT_TOKENS_ARGUMENTS)?;
+        let text = args
+            .string("text")?
+            .ok_or_else(|| ToolError::Usage("the argument 'text' is missing".into()))?;
+        if text.len() as u64 > self.limits.max_input_bytes {
+            return Err(packer::Error::InputTooLarge {
+                limit: self.limits.max_input_bytes,
+                size: Some(text.len() as u64),
+            }
+            .into());
+        }
+        let counter = match tokenizer(&args, &self.roots)? {
+            Some(tokenizer) => Counter::with_tokenizer(tokenizer),
+            None => Counter::new(args.encoding()?.unwrap_or(Encoding::Cl100kBase)),
+        };
+        let tokens = counter.count(text);
+        let mut summary = json!({"encoding": counter.label(), "tokens": tokens});
+        if let Some(tokenizer) = counter.tokenizer() {
+            summary["tokenizerSha256"] = json!(tokenizer.sha256());
+        }
+        Ok(Answer {
+            text: tokens.to_string(),
+            summary,
+        })
+    }
+
+    fn result(&self, answer: Result<Answer, ToolError>) -> CallToolResult {
+        match answer {
+            Ok(Answer { text, summary }) => {
+                let mut content = vec![ContentBlock::text(text)];
+                match self.summary {
+                    SummaryArg::Structured => {
+                        let mut result = CallToolResult::success(content);
+                        result.structured_content = Some(summary);
+                        return result;
+                    }
+                    SummaryArg::Text => content.push(ContentBlock::text(summary.to_string())),
+                    SummaryArg::None => {}
+                }
+                CallToolResult::success(content)
+            }
+            Err(error) => {
+                let list = error.list();
+                let text = list.lines().join("\n");
+                let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
+                if self.summary == SummaryArg::Structured {
+                    let mut errors = serde_json::to_value(&list).unwrap_or(Value::Null);
+                    if let (ToolError::Packer(error), Value::Object(map)) = (&error, &mut errors)
+                        && let Some((shortfall, _)) = error.shortfall()
+                    {
+                        map.insert("shortfallTokens".into(), shortfall.into());
+                    }
+                    result.structured_content = Some(errors);
+                }
+                result
+            }
+        }
+    }
+}
+
+/// The encoding, the budget (all of it the payload's) and the options.
+fn request(args: &Arguments<'_>, roots: &Roots) -> Result<Request, ToolError> {
+    let tokenizer = tokenizer(args, roots)?;
+    Ok(Request {
+        encoding: args.encoding()?,
+        tokenizer,
+        budget: tools::whole_budget(args.budget()?),
+        options: args.options()?,
+    })
+}
+
+/// The `tokenizer` argument: a file inside a root, loaded (once per distinct
+/// file for the life of the server). At most one of encoding, model and
+/// tokenizer may be given.
+fn tokenizer(args: &Arguments<'_>, roots: &Roots) -> Result<Option<Tokenizer>, ToolError> {
+    let Some(path) = args.string("tokenizer")? else {
+        return Ok(None);
+    };
+    if args.value("encoding").is_some() || args.value("model").is_some() {
+        return Err(ToolError::Usage(
+            "give at most one of the arguments 'encoding', 'model' and 'tokenizer'".into(),
+        ));
+    }
+    let path = roots.resolve(path)?;
+    Ok(Some(Tokenizer::load(&path)?))
+}
+
+const INSTRUCTIONS: &str = "\
+packer packs whole documents into an exact token budget. Use pack_directory to read many \
+files of a directory at once within `budget` tokens, pack_documents for documents you already \
+have, count_tokens to measure text. Keep `budget` under your client's limit on tool results.";
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("packer", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools::list(
+            self.roots.paths(),
+            self.summary == SummaryArg::Structured,
+        )))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let server = self.clone();
+        let name = request.name.to_string();
+        let arguments = request.arguments.unwrap_or_default();
+        // Packing is CPU work: run it off the protocol's thread, and turn a
+        // panic into one coded error.
+        let answer = tokio::task::spawn_blocking(move || server.call(&name, &arguments))
+            .await
+            .unwrap_or(Err(ToolError::Internal));
+        if let Err(error) = &answer {
+            eprintln!(
+                "packer mcp: {} failed: error[{}]",
+                request.name,
+                error.code()
+            );
+        }
+        Ok(self.result(answer).into())
+    }
+}
+
+/// Serves until the client closes standard input.
+pub fn run(args: McpArgs) -> Result<i32, packer::Error> {
+    let roots = match Roots::new(&args.roots) {
+        Ok(roots) => roots,
+        Err(index) => {
+            eprintln!(
+                "error[usage]: --root number {} is not a directory that can be read",
+                index + 1
+            );
+            return Ok(EXIT_USAGE);
+        }
+    };
+    let server = Server {
+        roots: Arc::new(roots),
+        summary: args.summary,
+        limits: Limits {
+            max_input_bytes: args.max_input_bytes,
+            max_documents: args.max_documents,
+        },
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| packer::Error::Output { kind: error.kind() })?;
+    runtime.block_on(async move {
+        eprintln!(
+            "packer mcp {}: serving on standard input and output",
+            env!("CARGO_PKG_VERSION")
+        );
+        let service = match server.serve(rmcp::transport::stdio()).await {
+            Ok(service) => service,
+            Err(error) => {
+                eprintln!("error[mcp-session]: the session did not start: {error}");
+                return Ok(EXIT_FAILURE);
+            }
+        };
+        match service.waiting().await {
+            Ok(_) => Ok(EXIT_OK),
+            Err(_) => {
+                eprintln!("error[internal]: the server stopped unexpectedly");
+                Ok(EXIT_FAILURE)
+            }
+        }
+    })
+}

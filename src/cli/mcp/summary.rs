@@ -1,0 +1,154 @@
+//! The compact summary a pack returns beside its payload: ids, reasons and
+//! numbers, never content, and never more than [`LISTED`] entries in a list
+//! that grows with the input, so that it stays small next to the payload.
+
+use serde::Serialize;
+
+use packer::collect::{Collection, SkipReason};
+use packer::{Fixture, Outcome};
+
+/// The most skipped documents (and unusable files) listed by name; the rest
+/// are counted.
+pub const LISTED: usize = 50;
+
+/// The summary of one pack (the tools' structured content).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PackSummary<'a> {
+    /// The encoding counted with, or `tokenizer:{file name}`.
+    pub encoding: &'static str,
+    /// The SHA-256 of the tokenizer file counted with (only with one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokenizer_sha256: Option<&'static str>,
+    /// The policy's name.
+    pub policy: &'static str,
+    /// The envelope's name (`json`, `xml`, `markdown`).
+    pub envelope: &'static str,
+    /// For `max-fill`: whether the selection is proven the fullest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optimal: Option<bool>,
+    /// The budget.
+    pub available_tokens: u64,
+    /// The exact count of the payload.
+    pub used_tokens: usize,
+    /// Selected ids, in payload order.
+    pub selected_ids: Vec<&'a str>,
+    /// Ids selected as focused excerpts (only with `excerptQuery`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub excerpt_ids: Option<Vec<&'a str>>,
+    /// The first skipped documents, in the order tried.
+    pub skipped: Vec<Skipped<'a>>,
+    /// How many more were skipped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped_more: Option<usize>,
+    /// `pack_directory` only: the files that did not become documents.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files: Option<Files<'a>>,
+}
+
+/// One skipped document.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Skipped<'a> {
+    /// Its id.
+    pub id: &'a str,
+    /// Why.
+    pub reason: &'static str,
+    /// What the envelope would have grown by.
+    pub needed_tokens: i64,
+    /// What was free when it was tried.
+    pub free_tokens: u64,
+}
+
+/// What a directory walk made of the files.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Files<'a> {
+    /// Files that became documents.
+    pub documents: usize,
+    /// The first files that did not, with why.
+    pub not_documents: Vec<NotDocument<'a>>,
+    /// How many more did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_documents_more: Option<usize>,
+}
+
+/// A file that did not become a document.
+#[derive(Debug, Serialize)]
+pub struct NotDocument<'a> {
+    /// Its path relative to the packed directory.
+    pub path: &'a str,
+    /// Why: collect's stable code (`binary`, `contains-secret`, ...).
+    pub reason: &'static str,
+    /// For `contains-secret`: the id of the rule that matched (never the
+    /// secret).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<&'static str>,
+}
+
+impl<'a> PackSummary<'a> {
+    /// The summary of `outcome` over `fixture`.
+    pub fn new(fixture: &'a Fixture, outcome: &'a Outcome) -> PackSummary<'a> {
+        let plan = &outcome.plan;
+        let id = |index: usize| fixture.documents[index].id.as_str();
+        PackSummary {
+            encoding: outcome.counter().label(),
+            tokenizer_sha256: outcome.tokenizer.map(|t| t.sha256()),
+            envelope: outcome.envelope.name(),
+            policy: outcome.policy.name(),
+            optimal: plan.optimal,
+            available_tokens: plan.available_tokens,
+            used_tokens: plan.used_tokens,
+            selected_ids: plan.order.iter().map(|&i| id(i)).collect(),
+            excerpt_ids: plan.excerpts.then(|| {
+                plan.order
+                    .iter()
+                    .filter(|&&i| plan.decisions[i].reason == packer::Reason::ExcerptFits)
+                    .map(|&i| id(i))
+                    .collect()
+            }),
+            skipped: plan
+                .skipped
+                .iter()
+                .take(LISTED)
+                .map(|&i| {
+                    let decision = &plan.decisions[i];
+                    Skipped {
+                        id: id(i),
+                        reason: decision.reason.name(),
+                        needed_tokens: decision.needed_tokens,
+                        free_tokens: decision.free_tokens,
+                    }
+                })
+                .collect(),
+            skipped_more: more(plan.skipped.len()),
+            files: None,
+        }
+    }
+
+    /// Adds what the walk of a directory left out.
+    pub fn with_files(mut self, collection: &'a Collection) -> PackSummary<'a> {
+        self.files = Some(Files {
+            documents: collection.documents.len(),
+            not_documents: collection
+                .skipped
+                .iter()
+                .take(LISTED)
+                .map(|(path, reason)| NotDocument {
+                    path,
+                    reason: reason.code(),
+                    rule: match reason {
+                        SkipReason::ContainsSecret(rule) => Some(rule),
+                        _ => None,
+                    },
+                })
+                .collect(),
+            not_documents_more: more(collection.skipped.len()),
+        });
+        self
+    }
+}
+
+fn more(total: usize) -> Option<usize> {
+    (total > LISTED).then(|| total - LISTED)
+}

@@ -1,0 +1,759 @@
+//! The three tools as wire types: their names, descriptions and JSON
+//! Schemas, and the reading of a call's arguments into the library's
+//! request types.
+//!
+//! Each schema property is read by exactly one line below, and every
+//! argument not in the schema is refused, so a model that follows the schema
+//! is never surprised and one that does not learns which field is wrong.
+//! Messages name fields and limits; they never repeat argument values.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use packer::budget::MAX_BUDGET_VALUE;
+use packer::collect::{self, CollectOptions, PriorityRule, TreeOption};
+use packer::pack::ExcerptOptions;
+use packer::envelope::DEFAULT_NOTE_OMISSIONS_MAX;
+use packer::{Encoding, Envelope, Options, PartialBudget, Policy};
+
+use super::ToolError;
+
+/// `pack_directory`.
+pub const PACK_DIRECTORY: &str = "pack_directory";
+/// `pack_documents`.
+pub const PACK_DOCUMENTS: &str = "pack_documents";
+/// `count_tokens`.
+pub const COUNT_TOKENS: &str = "count_tokens";
+
+/// The arguments each tool takes, in schema order.
+pub const PACK_DIRECTORY_ARGUMENTS: &[&str] = &[
+    "path",
+    "budget",
+    "encoding",
+    "model",
+    "tokenizer",
+    "policy",
+    "envelope",
+    "globs",
+    "files",
+    "priorities",
+    "gitOrder",
+    "tree",
+    "noteOmissions",
+    "noteOmissionsMax",
+    "excerptQuery",
+    "baseUrl",
+];
+/// The arguments of `pack_documents`.
+pub const PACK_DOCUMENTS_ARGUMENTS: &[&str] = &[
+    "documents",
+    "budget",
+    "encoding",
+    "model",
+    "tokenizer",
+    "policy",
+    "envelope",
+    "noteOmissions",
+    "noteOmissionsMax",
+    "excerptQuery",
+];
+/// The arguments of `count_tokens`.
+pub const COUNT_TOKENS_ARGUMENTS: &[&str] = &["text", "encoding", "model", "tokenizer"];
+
+/// The base URL of documents collected from a directory when the call gives
+/// none and the directory has no Git remote to derive one from: `.invalid`
+/// is reserved (RFC 2606) and never resolves, so the url of a local file can
+/// never be mistaken for a real page.
+pub const DEFAULT_BASE_URL: &str = "https://local.invalid/";
+
+/// [`DEFAULT_BASE_URL`], parsed.
+pub fn default_base_url() -> url::Url {
+    collect::base_url(DEFAULT_BASE_URL).expect("the default base url is valid")
+}
+
+const PACK_DIRECTORY_DESCRIPTION: &str = "\
+Pack the text files under a directory into one payload that fits `budget` tokens, \
+counted exactly with the model's tokenizer. Files go in whole or not at all (never cut); \
+those that do not fit are skipped, and with noteOmissions=true the payload itself lists them. \
+Files in .gitignore/.ignore, hidden files and .git/ are left out, as are files that \
+contain a secret (API keys, private keys, tokens), binary files, files over 1 MiB and files \
+that are not UTF-8. Document ids are paths relative to `path`. \
+Returns the payload as text, and a summary: usedTokens (always <= availableTokens = budget), \
+selectedIds, skipped ids with reasons. On failure returns an error `error[CODE]: message`.";
+
+const PACK_DOCUMENTS_DESCRIPTION: &str = "\
+Pack documents given inline into one payload that fits `budget` tokens, counted exactly \
+with the model's tokenizer. Documents go in whole or not at all (never cut), tried in input \
+order unless `policy` says otherwise; those that do not fit are skipped. Every document is \
+validated as in a packer fixture; a bad one fails the call with `error[CODE]: message` \
+naming its index. Returns the payload as text and a summary: usedTokens (always <= \
+availableTokens = budget), selectedIds, skipped ids with reasons.";
+
+const COUNT_TOKENS_DESCRIPTION: &str = "\
+Count the tokens of `text` exactly with a tiktoken encoding, as ordinary text (text that \
+looks like a special token such as <|endoftext|> counts as plain text). Returns the number.";
+
+/// The tool list; `roots` are named in `pack_directory`'s `path`.
+pub fn list(roots: &[std::path::PathBuf], structured: bool) -> Vec<rmcp::model::Tool> {
+    use rmcp::model::{Tool, ToolAnnotations};
+    let read_only = || {
+        ToolAnnotations::new()
+            .read_only(true)
+            .destructive(false)
+            .idempotent(true)
+            .open_world(false)
+    };
+    let with_output = |tool: Tool, schema: Value| {
+        if structured {
+            tool.with_raw_output_schema(Arc::new(object(schema)))
+        } else {
+            tool
+        }
+    };
+    vec![
+        with_output(
+            Tool::new(
+                PACK_DIRECTORY,
+                PACK_DIRECTORY_DESCRIPTION,
+                Arc::new(object(pack_directory_schema(roots))),
+            )
+            .with_title("Pack a directory under a token budget")
+            .with_annotations(read_only()),
+            pack_summary_schema(true),
+        ),
+        with_output(
+            Tool::new(
+                PACK_DOCUMENTS,
+                PACK_DOCUMENTS_DESCRIPTION,
+                Arc::new(object(pack_documents_schema())),
+            )
+            .with_title("Pack documents under a token budget")
+            .with_annotations(read_only()),
+            pack_summary_schema(false),
+        ),
+        with_output(
+            Tool::new(
+                COUNT_TOKENS,
+                COUNT_TOKENS_DESCRIPTION,
+                Arc::new(object(count_tokens_schema())),
+            )
+            .with_title("Count tokens exactly")
+            .with_annotations(read_only()),
+            count_summary_schema(),
+        ),
+    ]
+}
+
+fn object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+fn encoding_properties() -> (Value, Value) {
+    let names: Vec<&str> = Encoding::ALL.iter().map(|e| e.name()).collect();
+    (
+        json!({
+            "type": "string",
+            "enum": names,
+            "description": "The tiktoken encoding to count with (default cl100k_base). \
+                            Give encoding or model, not both."
+        }),
+        json!({
+            "type": "string",
+            "description": "Count with the encoding of this model instead, e.g. gpt-4o \
+                            (o200k_base) or gpt-4 (cl100k_base). Give encoding or model, not both."
+        }),
+    )
+}
+
+fn tokenizer_property() -> Value {
+    json!({
+        "type": "string",
+        "description": "Count with this tokenizer file instead (a Hugging Face tokenizer.json \
+                        with a byte-level BPE model, or a Mistral tekken.json), e.g. the one \
+                        beside a local model's weights; absolute or relative to the first root, \
+                        and inside an allowed root. Give at most one of encoding, model, tokenizer."
+    })
+}
+
+fn pack_properties() -> Map<String, Value> {
+    let (encoding, model) = encoding_properties();
+    object(json!({
+        "budget": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": MAX_BUDGET_VALUE,
+            "description": "The most tokens the returned payload may use; it is counted exactly \
+                            and never exceeded. Keep it under the client's limit on tool results \
+                            (Claude Code: 25000 tokens unless MAX_MCP_OUTPUT_TOKENS is raised)."
+        },
+        "encoding": encoding,
+        "model": model,
+        "tokenizer": tokenizer_property(),
+        "policy": {
+            "type": "string",
+            "enum": ["in-order", "priority", "max-fill"],
+            "default": "in-order",
+            "description": "in-order: try documents in order, keep each that fits. priority: \
+                            highest `priority` first, then smaller documents. max-fill: the \
+                            choice of whole documents that fills the budget most."
+        },
+        "noteOmissions": {
+            "type": "boolean",
+            "default": false,
+            "description": "List the documents left out (id, url, reason) inside the payload; \
+                            the list counts against the budget."
+        },
+        "noteOmissionsMax": {
+            "type": "integer",
+            "minimum": 0,
+            "default": DEFAULT_NOTE_OMISSIONS_MAX,
+            "description": "With noteOmissions: list at most this many left-out documents, then \
+                            only how many more were left out."
+        },
+        "envelope": {
+            "type": "string",
+            "enum": ["json", "xml", "markdown"],
+            "default": "json",
+            "description": "The payload's layout. json: {\"documents\":[...]}. xml: \
+                            <document index id><source>url</source><document_content>; \
+                            markdown: a heading and a fenced block per document. xml and \
+                            markdown escape nothing, so they fit more text in the same budget."
+        },
+        "excerptQuery": {
+            "type": "string",
+            "description": "When a whole document does not fit, try a labelled excerpt of its \
+                            lines around these terms (split on spaces and commas)."
+        }
+    }))
+}
+
+fn pack_directory_schema(roots: &[std::path::PathBuf]) -> Value {
+    let roots: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+    let mut properties = object(json!({
+        "path": {
+            "type": "string",
+            "description": format!(
+                "The directory to pack: absolute, or relative to {}. It must lie inside an \
+                 allowed root ({}); paths outside, `..` escapes and links leading out are refused.",
+                roots[0],
+                roots.join(", ")
+            )
+        }
+    }));
+    properties.extend(pack_properties());
+    properties.insert(
+        "globs".into(),
+        json!({
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Only files matching one of these globs (gitignore syntax, relative \
+                            to path, e.g. \"src/**/*.rs\", \"*.md\"); a glob starting with ! \
+                            excludes. All files when absent."
+        }),
+    );
+    properties.insert(
+        "files".into(),
+        json!({
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Pack exactly these files (paths relative to path) instead of \
+                            walking it; ignored, hidden, secret-bearing and binary files stay out all the same."
+        }),
+    );
+    properties.insert(
+        "priorities".into(),
+        json!({
+            "type": "array",
+            "items": {"type": "string", "pattern": "^[^!].*=\\s*-?[0-9]+\\s*$"},
+            "description": "Rules GLOB=N (N from -1000 to 1000) setting the priority of matching \
+                            files, e.g. [\"src/**=10\", \"**/*test*=-5\"]; the last matching \
+                            rule wins, other files get 0. Use with policy=priority."
+        }),
+    );
+    properties.insert(
+        "gitOrder".into(),
+        json!({
+            "type": "boolean",
+            "default": false,
+            "description": "Within equal priority, put files changed most recently in Git first."
+        }),
+    );
+    properties.insert(
+        "tree".into(),
+        json!({
+            "type": "string",
+            "enum": ["required", "optional"],
+            "description": "Add a document listing the directory tree of the collected files: \
+                            required (taken first; the call fails if it does not fit) or optional."
+        }),
+    );
+    properties.insert(
+        "baseUrl".into(),
+        json!({
+            "type": "string",
+            "description": format!(
+                "The http(s) URL each file's relative path is joined to for its document url \
+                 (default: the Git remote's web address at the current commit, else \
+                 {DEFAULT_BASE_URL})."
+            )
+        }),
+    );
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": ["path", "budget"],
+        "additionalProperties": false
+    })
+}
+
+fn pack_documents_schema() -> Value {
+    let mut properties = object(json!({
+        "documents": {
+            "type": "array",
+            "description": "The documents, in input order (at most the server's \
+                            --max-documents). Ids must be unique.",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "minLength": 1,
+                           "description": "Unique id, no control characters."},
+                    "url": {"type": "string",
+                            "description": "Absolute http or https URL with a host and no user \
+                                            name or password."},
+                    "format": {"type": "string", "enum": ["markdown", "text"]},
+                    "content": {"type": "string",
+                                "description": "The whole text; not empty or only whitespace."},
+                    "truncated": {"type": "boolean", "const": false,
+                                  "description": "Must be false: the content is complete."},
+                    "priority": {"type": "integer", "minimum": -1000, "maximum": 1000,
+                                 "default": 0,
+                                 "description": "Used by policy=priority; higher goes first."},
+                    "required": {"type": "boolean", "default": false,
+                                 "description": "Taken first; the call fails if it does not fit."}
+                },
+                "required": ["id", "url", "format", "content", "truncated"],
+                "additionalProperties": false
+            }
+        }
+    }));
+    properties.extend(pack_properties());
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": ["documents", "budget"],
+        "additionalProperties": false
+    })
+}
+
+fn count_tokens_schema() -> Value {
+    let (encoding, model) = encoding_properties();
+    json!({
+        "type": "object",
+        "properties": {
+            "text": {"type": "string", "description": "The text to count."},
+            "encoding": encoding,
+            "model": model
+        },
+        "required": ["text"],
+        "additionalProperties": false
+    })
+}
+
+fn pack_summary_schema(directory: bool) -> Value {
+    let mut properties = object(json!({
+        "encoding": {"type": "string"},
+        "policy": {"type": "string"},
+        "optimal": {"type": "boolean", "description": "max-fill only: proven the fullest choice."},
+        "availableTokens": {"type": "integer"},
+        "usedTokens": {"type": "integer", "description": "The exact count of the payload text."},
+        "selectedIds": {"type": "array", "items": {"type": "string"}},
+        "excerptIds": {"type": "array", "items": {"type": "string"}},
+        "skipped": {
+            "type": "array",
+            "description": "Skipped documents in the order tried (at most 50).",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "reason": {"type": "string"},
+                    "neededTokens": {"type": "integer"},
+                    "freeTokens": {"type": "integer"}
+                },
+                "required": ["id", "reason", "neededTokens", "freeTokens"]
+            }
+        },
+        "skippedMore": {"type": "integer", "description": "Skipped documents not listed."}
+    }));
+    let mut required = vec![
+        "encoding",
+        "policy",
+        "availableTokens",
+        "usedTokens",
+        "selectedIds",
+        "skipped",
+    ];
+    if directory {
+        properties.insert(
+            "files".into(),
+            json!({
+                "type": "object",
+                "description": "Files under path that did not become documents (at most 50 listed).",
+                "properties": {
+                    "documents": {"type": "integer"},
+                    "notDocuments": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "path": {"type": "string"},
+                                "reason": {"type": "string", "description": "binary, too-large, not-utf8, blank, contains-secret, ..."},
+                                "rule": {"type": "string", "description": "contains-secret: the rule that matched."}
+                            },
+                            "required": ["path", "reason"]
+                        }
+                    },
+                    "notDocumentsMore": {"type": "integer"}
+                },
+                "required": ["documents", "notDocuments"]
+            }),
+        );
+        required.push("files");
+    }
+    json!({"type": "object", "properties": properties, "required": required})
+}
+
+fn count_summary_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"encoding": {"type": "string"}, "tokens": {"type": "integer"}},
+        "required": ["encoding", "tokens"]
+    })
+}
+
+/// A call's arguments, read field by field.
+pub struct Arguments<'a> {
+    map: &'a Map<String, Value>,
+}
+
+impl<'a> Arguments<'a> {
+    /// Checks that every argument is one the tool takes.
+    pub fn new(map: &'a Map<String, Value>, allowed: &[&str]) -> Result<Arguments<'a>, ToolError> {
+        if map.keys().any(|key| !allowed.contains(&key.as_str())) {
+            return Err(ToolError::Usage(format!(
+                "the arguments have a field this tool does not take; allowed: {}",
+                allowed.join(", ")
+            )));
+        }
+        Ok(Arguments { map })
+    }
+
+    /// The raw value of `name`, if given (`null` counts as absent).
+    pub fn value(&self, name: &str) -> Option<&'a Value> {
+        self.map.get(name).filter(|v| !v.is_null())
+    }
+
+    /// A required argument.
+    pub fn required(&self, name: &str) -> Result<&'a Value, ToolError> {
+        self.value(name)
+            .ok_or_else(|| ToolError::Usage(format!("the argument '{name}' is missing")))
+    }
+
+    /// A string argument.
+    pub fn string(&self, name: &str) -> Result<Option<&'a str>, ToolError> {
+        match self.value(name) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(wrong_type(name, "a string")),
+        }
+    }
+
+    /// A boolean argument, `false` when absent.
+    pub fn flag(&self, name: &str) -> Result<bool, ToolError> {
+        match self.value(name) {
+            None => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(_) => Err(wrong_type(name, "true or false")),
+        }
+    }
+
+    /// A list of strings, empty when absent.
+    pub fn strings(&self, name: &str) -> Result<Vec<String>, ToolError> {
+        match self.value(name) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|item| match item {
+                    Value::String(s) => Ok(s.clone()),
+                    _ => Err(wrong_type(name, "an array of strings")),
+                })
+                .collect(),
+            Some(_) => Err(wrong_type(name, "an array of strings")),
+        }
+    }
+
+    /// `budget`: a whole number of tokens from 0 to 2^53-1 (`256.0` and
+    /// `1e3` are whole numbers too, as in a fixture).
+    pub fn budget(&self) -> Result<u64, ToolError> {
+        let value = self.required("budget")?;
+        let whole = value.as_u64().or_else(|| {
+            value
+                .as_f64()
+                .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= MAX_BUDGET_VALUE as f64)
+                .map(|f| f as u64)
+        });
+        match whole {
+            Some(n) if n <= MAX_BUDGET_VALUE => Ok(n),
+            _ => Err(ToolError::Usage(format!(
+                "the argument 'budget' must be a whole number from 0 to {MAX_BUDGET_VALUE}"
+            ))),
+        }
+    }
+
+    /// `encoding` or `model`, `None` when neither is given.
+    pub fn encoding(&self) -> Result<Option<Encoding>, ToolError> {
+        match (self.string("encoding")?, self.string("model")?) {
+            (Some(_), Some(_)) => Err(ToolError::Usage(
+                "give the argument 'encoding' or 'model', not both".into(),
+            )),
+            (Some(name), None) => name.parse().map(Some).map_err(|_| {
+                ToolError::Usage(format!(
+                    "the argument 'encoding' must be one of {}",
+                    Encoding::ALL.map(Encoding::name).join(", ")
+                ))
+            }),
+            (None, Some(model)) => packer::model_encoding(model)
+                .map(Some)
+                .map_err(ToolError::Packer),
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// `policy`, `noteOmissions` and `excerptQuery` as the library's options.
+    pub fn options(&self) -> Result<Options, ToolError> {
+        let policy = match self.string("policy")? {
+            None => Policy::InOrder,
+            Some(name) => Policy::ALL
+                .into_iter()
+                .find(|p| p.name() == name)
+                .ok_or_else(|| {
+                    ToolError::Usage(
+                        "the argument 'policy' must be one of in-order, priority, max-fill".into(),
+                    )
+                })?,
+        };
+        Ok(Options {
+            policy,
+            note_omissions: self.flag("noteOmissions")?,
+            note_omissions_max: match self.value("noteOmissionsMax") {
+                None => DEFAULT_NOTE_OMISSIONS_MAX,
+                Some(value) => value
+                    .as_u64()
+                    .and_then(|n| usize::try_from(n).ok())
+                    .ok_or_else(|| wrong_type("noteOmissionsMax", "a whole number from 0"))?,
+            },
+            envelope: match self.string("envelope")? {
+                None => Envelope::Json,
+                Some(name) => name.parse().map_err(|_| {
+                    ToolError::Usage(
+                        "the argument 'envelope' must be one of json, xml, markdown".into(),
+                    )
+                })?,
+            },
+            excerpt: self.string("excerptQuery")?.map(|query| ExcerptOptions {
+                query: query.to_owned(),
+                context: packer::focus::DEFAULT_CONTEXT,
+                max_chars: packer::focus::DEFAULT_MAX_CHARS,
+            }),
+        })
+    }
+}
+
+impl Arguments<'_> {
+    /// `pack_directory`'s collecting arguments as collect's options. What
+    /// the client cannot change are collect's defaults: hidden files,
+    /// ignored files and files with secrets stay out, and the size limits
+    /// are the command line's.
+    pub fn collect_options(&self) -> Result<CollectOptions, ToolError> {
+        let base_url = match self.string("baseUrl")? {
+            None => None,
+            Some(url) => Some(collect::base_url(url).map_err(|_| {
+                ToolError::Usage(
+                    "the argument 'baseUrl' must be an absolute http or https URL with a host \
+                     and no credentials"
+                        .into(),
+                )
+            })?),
+        };
+        let priorities = self
+            .strings("priorities")?
+            .iter()
+            .map(|rule| rule.parse::<PriorityRule>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|problem| {
+                ToolError::Usage(format!(
+                    "an entry of the argument 'priorities' is not a rule: {}",
+                    problem.replace("--priority", "a priority")
+                ))
+            })?;
+        let tree = match self.string("tree")? {
+            None => TreeOption::None,
+            Some("required") => TreeOption::Required,
+            Some("optional") => TreeOption::Optional,
+            Some(_) => {
+                return Err(ToolError::Usage(
+                    "the argument 'tree' must be required or optional".into(),
+                ));
+            }
+        };
+        let files = self.strings("files")?;
+        Ok(CollectOptions {
+            base_url,
+            globs: self.strings("globs")?,
+            priorities,
+            git_order: self.flag("gitOrder")?,
+            files_from: self.value("files").is_some().then_some(files),
+            tree,
+            ..CollectOptions::default()
+        })
+    }
+}
+
+/// `budget` as the four budget values: the whole budget is the payload's.
+pub fn whole_budget(budget: u64) -> PartialBudget {
+    PartialBudget {
+        context_tokens: Some(budget),
+        reserved_other_input_tokens: Some(0),
+        reserved_output_tokens: Some(0),
+        safety_tokens: Some(0),
+    }
+}
+
+fn wrong_type(name: &str, what: &str) -> ToolError {
+    ToolError::Usage(format!("the argument '{name}' must be {what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn properties(tool: &rmcp::model::Tool) -> Vec<String> {
+        tool.input_schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect()
+    }
+
+    #[test]
+    fn every_schema_property_is_an_argument_the_tool_reads_and_no_other() {
+        let tools = list(&[std::path::PathBuf::from("/r")], true);
+        for (tool, allowed) in tools.iter().zip([
+            PACK_DIRECTORY_ARGUMENTS,
+            PACK_DOCUMENTS_ARGUMENTS,
+            COUNT_TOKENS_ARGUMENTS,
+        ]) {
+            let mut expected: Vec<String> = allowed.iter().map(|s| s.to_string()).collect();
+            expected.sort();
+            let mut got = properties(tool);
+            got.sort();
+            assert_eq!(got, expected, "{}", tool.name);
+            assert_eq!(tool.input_schema["additionalProperties"], json!(false));
+            for required in tool.input_schema["required"].as_array().unwrap() {
+                assert!(allowed.contains(&required.as_str().unwrap()));
+            }
+        }
+    }
+
+    #[test]
+    fn the_document_schema_names_the_fixture_fields() {
+        let schema = pack_documents_schema();
+        let item = &schema["properties"]["documents"]["items"];
+        let mut fields: Vec<&String> = item["properties"].as_object().unwrap().keys().collect();
+        fields.sort();
+        assert_eq!(
+            fields,
+            [
+                "content",
+                "format",
+                "id",
+                "priority",
+                "required",
+                "truncated",
+                "url"
+            ]
+        );
+    }
+
+    fn args(value: Value) -> Map<String, Value> {
+        object(value)
+    }
+
+    #[test]
+    fn arguments_are_read_and_bad_ones_refused_without_echoing_them() {
+        let map = args(
+            json!({"budget": 1e3, "model": "gpt-4o", "policy": "max-fill",
+                              "noteOmissions": true, "excerptQuery": "limits"}),
+        );
+        let a = Arguments::new(&map, PACK_DOCUMENTS_ARGUMENTS).unwrap();
+        assert_eq!(a.budget().unwrap(), 1000);
+        assert_eq!(a.encoding().unwrap(), Some(Encoding::O200kBase));
+        let options = a.options().unwrap();
+        assert_eq!(options.policy, Policy::MaxFill);
+        assert!(options.note_omissions);
+        assert_eq!(options.excerpt.unwrap().query, "limits");
+
+        let map = args(json!({"secret-key": 1}));
+        let error = Arguments::new(&map, COUNT_TOKENS_ARGUMENTS).err().unwrap();
+        assert!(!error.message().contains("secret"));
+        assert_eq!(error.code(), "usage");
+
+        for (bad, field) in [
+            (json!({"budget": -1}), "budget"),
+            (json!({"budget": 2.5}), "budget"),
+            (json!({"budget": "9"}), "budget"),
+            (json!({"budget": 9007199254740992u64}), "budget"),
+            (json!({"budget": 1, "policy": "sneaky-value"}), "policy"),
+            (json!({"budget": 1, "encoding": "sneaky-value"}), "encoding"),
+            (
+                json!({"budget": 1, "encoding": "gpt2", "model": "gpt-4"}),
+                "encoding",
+            ),
+            (
+                json!({"budget": 1, "noteOmissions": "yes"}),
+                "noteOmissions",
+            ),
+        ] {
+            let map = args(bad.clone());
+            let a = Arguments::new(&map, PACK_DOCUMENTS_ARGUMENTS).unwrap();
+            let error = a
+                .budget()
+                .and_then(|_| a.encoding())
+                .and_then(|_| a.options())
+                .err()
+                .unwrap_or_else(|| panic!("{bad} accepted"));
+            assert!(
+                error.message().contains(field),
+                "{bad}: {}",
+                error.message()
+            );
+            assert!(!error.message().contains("sneaky"), "{bad}");
+        }
+        let map = args(json!({"model": "no-such-model"}));
+        let error = Arguments::new(&map, COUNT_TOKENS_ARGUMENTS)
+            .unwrap()
+            .encoding()
+            .unwrap_err();
+        assert_eq!(error.code(), "unknown-model");
+        let map = args(json!({}));
+        let error = Arguments::new(&map, PACK_DOCUMENTS_ARGUMENTS)
+            .unwrap()
+            .budget()
+            .unwrap_err();
+        assert_eq!(error.message(), "the argument 'budget' is missing");
+    }
+}
