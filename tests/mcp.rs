@@ -428,7 +428,7 @@ async fn arguments_outside_the_schema_are_usage_errors() {
         (
             "count_tokens",
             json!({"text": "x", "colour": "red"}),
-            "the arguments have a field this tool does not take; allowed: text, encoding, model",
+            "the arguments have a field this tool does not take; allowed: text, encoding, model, tokenizer",
         ),
         ("count_tokens", json!({}), "the argument 'text' is missing"),
         (
@@ -513,4 +513,79 @@ fn a_root_that_is_not_a_directory_is_a_usage_error() {
         String::from_utf8(output.stderr).unwrap(),
         "error[usage]: --root number 1 is not a directory that can be read\n"
     );
+}
+
+#[tokio::test]
+async fn packs_in_every_envelope_like_the_command_line_with_a_capped_note() {
+    let client = connect(&repo(), &[]).await;
+    for envelope in ["json", "xml", "markdown"] {
+        let result = call(
+            &client,
+            "pack_documents",
+            json!({"documents": guide_documents(), "budget": 112, "envelope": envelope,
+                   "noteOmissions": true, "noteOmissionsMax": 1}),
+        )
+        .await;
+        let cli = std::process::Command::new(env!("CARGO_BIN_EXE_packer"))
+            .args(["pack", "fixtures/guide.json", "--format", "payload"])
+            .args([
+                "--envelope",
+                envelope,
+                "--note-omissions",
+                "--note-omissions-max",
+                "1",
+            ])
+            .current_dir(repo())
+            .output()
+            .unwrap();
+        assert_eq!(texts(&result), [String::from_utf8(cli.stdout).unwrap()]);
+        let summary = result.structured_content.as_ref().unwrap();
+        assert_eq!(summary["envelope"], envelope);
+        assert_eq!(
+            oracle_count(Encoding::Cl100kBase, texts(&result)[0]),
+            summary["usedTokens"].as_u64().unwrap() as usize
+        );
+        assert!(summary["usedTokens"].as_u64().unwrap() <= 112);
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_tokenizer_file_must_lie_inside_a_root_and_counts_with_its_name() {
+    let client = connect(&repo(), &[]).await;
+    let result = call(
+        &client,
+        "count_tokens",
+        json!({"text": "x", "tokenizer": "/etc/passwd"}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(true));
+    assert!(
+        texts(&result)[0].starts_with("error[path-outside-root]"),
+        "{:?}",
+        texts(&result)
+    );
+    let result = call(
+        &client,
+        "count_tokens",
+        json!({"text": "x", "tokenizer": "Cargo.toml", "encoding": "cl100k_base"}),
+    )
+    .await;
+    assert_eq!(
+        texts(&result),
+        ["error[usage]: give at most one of the arguments 'encoding', 'model' and 'tokenizer'"]
+    );
+    let result = call(
+        &client,
+        "count_tokens",
+        json!({"text": "x", "tokenizer": "tests/data/tokenizers/unigram-tokenizer.json"}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(true));
+    assert!(
+        texts(&result)[0].starts_with("error[unsupported-tokenizer]"),
+        "{:?}",
+        texts(&result)
+    );
+    client.cancel().await.unwrap();
 }

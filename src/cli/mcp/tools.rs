@@ -13,8 +13,8 @@ use serde_json::{Map, Value, json};
 
 use packer::budget::MAX_BUDGET_VALUE;
 use packer::collect::{self, CollectOptions, PriorityRule, TreeOption};
-use packer::pack::ExcerptOptions;
 use packer::envelope::DEFAULT_NOTE_OMISSIONS_MAX;
+use packer::pack::ExcerptOptions;
 use packer::{Encoding, Envelope, Options, PartialBudget, Policy};
 
 use super::ToolError;
