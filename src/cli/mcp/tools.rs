@@ -356,7 +356,8 @@ fn count_tokens_schema() -> Value {
         "properties": {
             "text": {"type": "string", "description": "The text to count."},
             "encoding": encoding,
-            "model": model
+            "model": model,
+            "tokenizer": tokenizer_property()
         },
         "required": ["text"],
         "additionalProperties": false
