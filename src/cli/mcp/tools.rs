@@ -91,8 +91,9 @@ naming its index. Returns the payload as text and a summary: usedTokens (always 
 availableTokens = budget), selectedIds, skipped ids with reasons.";
 
 const COUNT_TOKENS_DESCRIPTION: &str = "\
-Count the tokens of `text` exactly with a tiktoken encoding, as ordinary text (text that \
-looks like a special token such as <|endoftext|> counts as plain text). Returns the number.";
+Count the tokens of `text` exactly with a tiktoken encoding (default cl100k_base), a \
+model's encoding or a tokenizer file, as ordinary text (text that looks like a special token \
+such as <|endoftext|> counts as plain text). Returns the number.";
 
 /// The tool list; `roots` are named in `pack_directory`'s `path`.
 pub fn list(roots: &[std::path::PathBuf], structured: bool) -> Vec<rmcp::model::Tool> {
