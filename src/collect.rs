@@ -325,22 +325,30 @@ pub fn collect(
     if files.len() + collection.skipped.len() > options.max_files {
         return Err(Error::TooManyFiles {
             limit: options.max_files,
+            files: files.len() + collection.skipped.len(),
+            counted_all: true,
         });
     }
     let mut total = 0u64;
-    for (id, path) in files {
-        match document(&id, &path, &base, options) {
+    for (id, path) in &files {
+        match document(id, path, &base, options) {
             Ok(mut document) => {
                 total += document.content.len() as u64;
                 if total > options.max_total_bytes {
+                    let bytes = files
+                        .iter()
+                        .filter_map(|(_, path)| std::fs::symlink_metadata(path).ok())
+                        .map(|metadata| metadata.len())
+                        .sum();
                     return Err(Error::TooMuchText {
                         limit: options.max_total_bytes,
+                        bytes,
                     });
                 }
-                document.priority = priorities.priority(&path);
+                document.priority = priorities.priority(path);
                 collection.documents.push(document);
             }
-            Err(reason) => collection.skipped.push((id, reason)),
+            Err(reason) => collection.skipped.push((id.clone(), reason)),
         }
     }
     collection.skipped.sort_by(|a, b| a.0.cmp(&b.0));
@@ -396,7 +404,8 @@ fn walk(
             .is_some_and(|globs| globs.matched(entry.path(), is_dir).is_ignore())
     });
     let mut files = Vec::new();
-    for entry in walk.build() {
+    let mut walker = walk.build();
+    while let Some(entry) = walker.next() {
         let Ok(entry) = entry else { continue };
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
@@ -406,15 +415,35 @@ fn walk(
         };
         files.push((id_of(relative), entry.into_path()));
         progress(files.len());
-        // Stop early rather than walk a whole disk.
         if options.files_from.is_none() && files.len() > options.max_files {
-            return Err(Error::TooManyFiles {
-                limit: options.max_files,
-            });
+            return Err(too_many_files(files.len(), walker, options.max_files));
         }
     }
     files.sort();
     Ok(files)
+}
+
+/// The error for a walk that found more than `limit` files: the rest of
+/// the walk is counted, up to ten times the limit, rather than walking a
+/// whole disk.
+fn too_many_files(found: usize, rest: ignore::Walk, limit: usize) -> Error {
+    let cap = limit.saturating_mul(10).max(found);
+    let mut files = found;
+    for entry in rest.flatten() {
+        if files >= cap {
+            return Error::TooManyFiles {
+                limit,
+                files,
+                counted_all: false,
+            };
+        }
+        files += usize::from(entry.file_type().is_some_and(|t| t.is_file()));
+    }
+    Error::TooManyFiles {
+        limit,
+        files,
+        counted_all: true,
+    }
 }
 
 fn id_of(relative: &Path) -> String {

@@ -495,19 +495,27 @@ pub enum Error {
     BaseUrlRequired,
     /// The directory holds more files than `--max-files`.
     #[error(
-        "the directory holds more than {limit} files; narrow it with --glob or raise --max-files"
+        "the directory holds {} files, more than the limit of {limit}; narrow it with --glob or raise --max-files",
+        if *counted_all { format!("{files}") } else { format!("at least {files}") }
     )]
     TooManyFiles {
         /// The limit.
         limit: usize,
+        /// The files found (counting stops at ten times the limit).
+        files: usize,
+        /// Whether `files` is the whole count.
+        counted_all: bool,
     },
     /// The collected files hold more text than `--max-total-bytes`.
     #[error(
-        "the collected files hold more than {limit} bytes of text; narrow them with --glob or raise --max-total-bytes"
+        "the files to collect hold {bytes} bytes, more than the limit of {limit} bytes of text; narrow them with --glob or raise --max-total-bytes"
     )]
     TooMuchText {
         /// The limit in bytes.
         limit: u64,
+        /// The size of every file to collect, from the file system (binary
+        /// and oversized files included).
+        bytes: u64,
     },
     /// `--payload-out` names the fixture being read.
     #[error(

@@ -1025,10 +1025,10 @@ fn five_thousand_files_pack_in_one_command_without_raising_limits() {
 }
 
 #[test]
-fn a_tree_with_too_many_files_is_refused_early() {
+fn a_tree_over_a_limit_is_refused_with_its_size_and_the_flag() {
     let dir = tempfile::tempdir().unwrap();
-    for i in 0..20 {
-        write_tree(dir.path(), &[(&format!("f{i}.txt"), "x\n")]);
+    for i in 0..25 {
+        write_tree(dir.path(), &[(&format!("f{i:02}.txt"), "x\n")]);
     }
     let limited = CollectOptions {
         max_files: 10,
@@ -1038,12 +1038,25 @@ fn a_tree_with_too_many_files_is_refused_early() {
     assert_eq!(error.code(), "too-many-files");
     assert_eq!(
         error.to_string(),
-        "the directory holds more than 10 files; narrow it with --glob or raise --max-files"
+        "the directory holds 25 files, more than the limit of 10; narrow it with --glob or raise --max-files"
+    );
+    // Counting stops at ten times the limit rather than walking a whole disk.
+    let tiny = CollectOptions {
+        max_files: 2,
+        ..options(&[])
+    };
+    let error = collect::collect(dir.path(), &tiny, |_| {}).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the directory holds at least 20 files, more than the limit of 2; narrow it with --glob or raise --max-files"
     );
     let small = CollectOptions {
         max_total_bytes: 30,
         ..options(&[])
     };
     let error = collect::collect(dir.path(), &small, |_| {}).unwrap_err();
-    assert!(error.to_string().contains("raise --max-total-bytes"));
+    assert_eq!(
+        error.to_string(),
+        "the files to collect hold 50 bytes, more than the limit of 30 bytes of text; narrow them with --glob or raise --max-total-bytes"
+    );
 }
