@@ -31,10 +31,11 @@ pub enum Format {
     Report,
 }
 
-/// The JSON object of `--format json` and `--format summary`.
+/// How a pack counted and chose: the first keys of every summary of one
+/// (the command line's, and the front ends').
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Summary<'a> {
+pub struct Method {
     /// The encoding counted with, or `tokenizer:{file name}`.
     pub encoding: &'static str,
     /// The SHA-256 of the tokenizer file counted with (only with one).
@@ -47,6 +48,28 @@ pub struct Summary<'a> {
     /// For `max-fill`: whether the selection is proven the fullest.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optimal: Option<bool>,
+}
+
+impl Method {
+    /// The method of `outcome`.
+    pub fn of(outcome: &Outcome) -> Method {
+        Method {
+            encoding: outcome.counter().label(),
+            tokenizer_sha256: outcome.tokenizer.map(|t| t.sha256()),
+            policy: outcome.policy.name(),
+            envelope: outcome.envelope.name(),
+            optimal: outcome.plan.optimal,
+        }
+    }
+}
+
+/// The JSON object of `--format json` and `--format summary`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary<'a> {
+    /// The encoding, policy and envelope.
+    #[serde(flatten)]
+    pub method: Method,
     /// The budget after overrides.
     pub budget: Budget,
     /// The budget left for the payload.
@@ -271,11 +294,7 @@ impl<'a> Summary<'a> {
             .map(|&i| id(i))
             .collect();
         Summary {
-            encoding: outcome.counter().label(),
-            tokenizer_sha256: outcome.tokenizer.map(|t| t.sha256()),
-            policy: outcome.policy.name(),
-            envelope: outcome.envelope.name(),
-            optimal: plan.optimal,
+            method: Method::of(outcome),
             budget: outcome.budget,
             available_tokens: plan.available_tokens,
             used_tokens: plan.used_tokens,

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use packer::collect::{Collection, SkipReason};
+use packer::output::Method;
 use packer::{Fixture, Outcome};
 
 /// The most skipped documents (and unusable files) listed by name; the rest
@@ -15,18 +16,9 @@ pub const LISTED: usize = 50;
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PackSummary<'a> {
-    /// The encoding counted with, or `tokenizer:{file name}`.
-    pub encoding: &'static str,
-    /// The SHA-256 of the tokenizer file counted with (only with one).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tokenizer_sha256: Option<&'static str>,
-    /// The policy's name.
-    pub policy: &'static str,
-    /// The envelope's name (`json`, `xml`, `markdown`).
-    pub envelope: &'static str,
-    /// For `max-fill`: whether the selection is proven the fullest.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub optimal: Option<bool>,
+    /// The encoding, policy and envelope, as the command line names them.
+    #[serde(flatten)]
+    pub method: Method,
     /// The budget.
     pub available_tokens: u64,
     /// The exact count of the payload.
@@ -92,11 +84,7 @@ impl<'a> PackSummary<'a> {
         let plan = &outcome.plan;
         let id = |index: usize| fixture.documents[index].id.as_str();
         PackSummary {
-            encoding: outcome.counter().label(),
-            tokenizer_sha256: outcome.tokenizer.map(|t| t.sha256()),
-            envelope: outcome.envelope.name(),
-            policy: outcome.policy.name(),
-            optimal: plan.optimal,
+            method: Method::of(outcome),
             available_tokens: plan.available_tokens,
             used_tokens: plan.used_tokens,
             selected_ids: plan.order.iter().map(|&i| id(i)).collect(),

@@ -303,12 +303,7 @@ fn pack_directory_schema(roots: &[std::path::PathBuf]) -> Value {
             )
         }),
     );
-    json!({
-        "type": "object",
-        "properties": properties,
-        "required": ["path", "budget"],
-        "additionalProperties": false
-    })
+    input_schema(properties, &["path", "budget"])
 }
 
 fn pack_documents_schema() -> Value {
@@ -342,33 +337,37 @@ fn pack_documents_schema() -> Value {
         }
     }));
     properties.extend(pack_properties());
-    json!({
-        "type": "object",
-        "properties": properties,
-        "required": ["documents", "budget"],
-        "additionalProperties": false
-    })
+    input_schema(properties, &["documents", "budget"])
 }
 
 fn count_tokens_schema() -> Value {
     let (encoding, model) = encoding_properties();
+    let properties = object(json!({
+        "text": {"type": "string", "description": "The text to count."},
+        "encoding": encoding,
+        "model": model,
+        "tokenizer": tokenizer_property()
+    }));
+    input_schema(properties, &["text"])
+}
+
+/// A tool's input schema: an object of `properties`, `required` among
+/// them, and nothing else.
+fn input_schema(properties: Map<String, Value>, required: &[&str]) -> Value {
     json!({
         "type": "object",
-        "properties": {
-            "text": {"type": "string", "description": "The text to count."},
-            "encoding": encoding,
-            "model": model,
-            "tokenizer": tokenizer_property()
-        },
-        "required": ["text"],
+        "properties": properties,
+        "required": required,
         "additionalProperties": false
     })
 }
 
 fn pack_summary_schema(directory: bool) -> Value {
     let mut properties = object(json!({
-        "encoding": {"type": "string"},
+        "encoding": {"type": "string", "description": "The encoding counted with, or tokenizer:FILE-NAME."},
+        "tokenizerSha256": {"type": "string", "description": "With a tokenizer file: its SHA-256."},
         "policy": {"type": "string"},
+        "envelope": {"type": "string", "enum": ["json", "xml", "markdown"]},
         "optimal": {"type": "boolean", "description": "max-fill only: proven the fullest choice."},
         "availableTokens": {"type": "integer"},
         "usedTokens": {"type": "integer", "description": "The exact count of the payload text."},
@@ -393,6 +392,7 @@ fn pack_summary_schema(directory: bool) -> Value {
     let mut required = vec![
         "encoding",
         "policy",
+        "envelope",
         "availableTokens",
         "usedTokens",
         "selectedIds",
