@@ -385,6 +385,24 @@ async fn a_budget_too_small_for_the_empty_envelope_says_so() {
         result.structured_content.as_ref().unwrap()["shortfallTokens"],
         empty - 3
     );
+    // The message names the tool's arguments, not the command line's flags.
+    let result = call(
+        &client,
+        "pack_documents",
+        json!({"documents": guide_documents(), "budget": 10, "noteOmissions": true}),
+    )
+    .await;
+    let text = texts(&result)[0];
+    assert!(
+        text.starts_with("error[empty-envelope-does-not-fit]: the omission note does not fit"),
+        "{text}"
+    );
+    assert!(
+        text.contains("without the argument noteOmissions it needs")
+            && text.contains("lower the argument noteOmissionsMax")
+            && !text.contains("--"),
+        "{text}"
+    );
     let result = call(
         &client,
         "pack_documents",

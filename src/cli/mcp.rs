@@ -96,7 +96,7 @@ impl ToolError {
     /// capture bytes. For several problems, the first one's.
     pub fn message(&self) -> String {
         match self {
-            ToolError::Packer(error) => error.to_string(),
+            ToolError::Packer(error) => in_argument_names(error.to_string()),
             ToolError::OutsideRoot => "the path lies outside every root this server may read \
                  (its --root directories); give a directory inside one of them"
                 .into(),
@@ -134,7 +134,7 @@ impl ToolError {
                 problem.at = None;
                 ErrorRecord {
                     code: problem.error.code(),
-                    message: problem.message(),
+                    message: in_argument_names(problem.message()),
                     document: problem.document,
                     field: problem.field,
                     line: None,
@@ -147,6 +147,33 @@ impl ToolError {
             more_errors,
         }
     }
+}
+
+/// The command-line flags the library's messages name, and the tool
+/// arguments that do the same (longer flags first: one may start another).
+const ARGUMENT_NAMES: [(&str, &str); 11] = [
+    ("--note-omissions-max", "the argument noteOmissionsMax"),
+    ("--note-omissions", "the argument noteOmissions"),
+    ("--excerpt-query", "the argument excerptQuery"),
+    ("--base-url", "the argument baseUrl"),
+    ("--tokenizer", "the argument tokenizer"),
+    ("--priority", "the argument priorities"),
+    ("--envelope", "the argument envelope"),
+    ("--encoding", "the argument encoding"),
+    ("--policy", "the argument policy"),
+    ("--model", "the argument model"),
+    ("--glob", "the argument globs"),
+];
+
+/// A library message as a tool caller reads it: a flag that has a tool
+/// argument is named by that argument.
+fn in_argument_names(mut message: String) -> String {
+    for (flag, argument) in ARGUMENT_NAMES {
+        if message.contains(flag) {
+            message = message.replace(flag, argument);
+        }
+    }
+    message
 }
 
 impl From<packer::Error> for ToolError {
