@@ -1,55 +1,24 @@
 """Regenerates tests/data/tokenizers/vectors.json: the reference counts of
 every text in texts.py under the committed tokenizer files.
 
-References: Hugging Face `tokenizers` for tokenizer.json (the file's
-added tokens removed, so that text looking like one is plain text, then
-`encode(text, add_special_tokens=False)`), mistral-common's Tekkenizer
-for tekken.json (`encode(text, bos=False, eos=False)`).
+References (counters.py): Hugging Face `tokenizers` for tokenizer.json
+(the file's added tokens removed, so that text looking like one is plain
+text, then `encode(text, add_special_tokens=False)`), mistral-common's
+Tekkenizer for tekken.json (`encode(text, bos=False, eos=False)`).
 
 Usage (from the repository root, after `pip install tokenizers mistral-common`):
     python3 scripts/hf-reference/make-vectors.py
 """
 
-import gzip
 import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 import texts  # noqa: E402
+from counters import hf_counter, tekken_counter  # noqa: E402
 
 DATA = texts.ROOT / "tests" / "data" / "tokenizers"
-
-
-def hf_counter(path):
-    from tokenizers import Tokenizer
-
-    data = json.loads(gzip.decompress(path.read_bytes()))
-    special = Tokenizer.from_str(json.dumps(data))
-    special.encode_special_tokens = True
-    data["added_tokens"] = []
-    plain = Tokenizer.from_str(json.dumps(data))
-
-    def count(text):
-        n = len(plain.encode(text, add_special_tokens=False).ids)
-        m = len(special.encode(text, add_special_tokens=False).ids)
-        if n != m:
-            print(f"  note: {path.name}: non-special added-token text counted as plain text ({n} vs {m} with added tokens)")
-        return n
-
-    return count
-
-
-def tekken_counter(path):
-    import tempfile
-
-    from mistral_common.tokens.tokenizers.tekken import Tekkenizer
-
-    with tempfile.NamedTemporaryFile(suffix=".json") as raw:
-        raw.write(gzip.decompress(path.read_bytes()))
-        raw.flush()
-        tekken = Tekkenizer.from_file(raw.name)
-    return lambda text: len(tekken.encode(text, bos=False, eos=False))
 
 
 def non_blank(text):

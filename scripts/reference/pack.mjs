@@ -4,13 +4,27 @@
 // it shares no code and no method with packer, so packer's tests can compare
 // against it.
 //
+// With --tokenizer FILE (a Hugging Face tokenizer.json or a Mistral
+// tekken.json, optionally .gz), every count instead comes from the Hugging
+// Face reference: a child process (scripts/hf-reference/counters.py, run by
+// $PACKER_REFERENCE_PYTHON or python3) answers one count at a time over a
+// pair of named pipes, so the packer above stays one and the same code for
+// every tokenizer.
+//
 // Usage: node pack.mjs FIXTURE [--policy in-order|priority|max-fill]
 //                              [--envelope json|xml|markdown]
 //                              [--note-omissions [--note-omissions-max N]]
-//                              [--encoding E]
+//                              [--encoding E | --tokenizer FILE]
 // Prints the JSON object of SPEC §4 (payloadText included), or
 // {"error": CODE} for empty-envelope-does-not-fit / required-does-not-fit.
-import { readFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { get_encoding } from "tiktoken";
 
 // npm tiktoken has no o200k_harmony; its ordinary text is o200k_base's.
@@ -93,14 +107,66 @@ function compareBytes(a, b) {
   return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }
 
+// A counter on the Hugging Face reference for a tokenizer file: the file's
+// label and hash as packer reports them, `count(text)`, and `free()`, which
+// ends the child process.
+export function tokenizerCounter(file) {
+  const raw = readFileSync(file);
+  const bytes = file.endsWith(".gz") ? gunzipSync(raw) : raw;
+  const dir = mkdtempSync(join(tmpdir(), "packer-reference-"));
+  const requests = join(dir, "requests");
+  const responses = join(dir, "responses");
+  execFileSync("mkfifo", [requests, responses]);
+  const server = new URL("../hf-reference/counters.py", import.meta.url).pathname;
+  const python = process.env.PACKER_REFERENCE_PYTHON ?? "python3";
+  const child = spawn(python, [server, "serve", file, requests, responses], { stdio: "inherit" });
+  child.on("exit", (code) => {
+    if (code !== 0) {
+      console.error(`counters.py exited with status ${code}`);
+      process.exit(1);
+    }
+  });
+  // Opening a pipe blocks until the other end opens it; the child opens
+  // `requests` first, then `responses`, once its tokenizer is loaded.
+  const out = openSync(requests, "w");
+  const inp = openSync(responses, "r");
+  const reply = Buffer.alloc(64);
+  const count = (text) => {
+    const data = Buffer.from(text, "utf8");
+    const message = Buffer.concat([Buffer.from(`${data.length}\n`), data]);
+    for (let at = 0; at < message.length; ) at += writeSync(out, message, at);
+    let got = 0;
+    while (got === 0 || reply[got - 1] !== 0x0a) {
+      const n = readSync(inp, reply, got, reply.length - got);
+      if (n === 0) throw new Error("counters.py closed its pipe");
+      got += n;
+    }
+    return Number(reply.subarray(0, got - 1).toString());
+  };
+  return {
+    label: `tokenizer:${basename(file).replace(/\.gz$/, "")}`,
+    sha256: createHash("sha256").update(bytes).digest("hex"),
+    count,
+    free() {
+      closeSync(out);
+      closeSync(inp);
+      rmSync(dir, { recursive: true });
+    },
+  };
+}
+
 export function pack(
   fixture,
-  { policy = "in-order", envelope = "json", noteOmissions = false, noteOmissionsMax = 50, encoding } = {},
+  {
+    policy = "in-order", envelope = "json", noteOmissions = false, noteOmissionsMax = 50,
+    encoding, tokenizer,
+  } = {},
 ) {
   const render = ENVELOPES[envelope];
   const encodingName = encoding ?? fixture.encoding ?? "cl100k_base";
-  const enc = get_encoding(TIKTOKEN_NAME[encodingName]);
-  const count = (text) => enc.encode_ordinary(text).length;
+  // `tokenizer`: a counter from tokenizerCounter (the caller frees it).
+  const enc = tokenizer ? null : get_encoding(TIKTOKEN_NAME[encodingName]);
+  const count = tokenizer ? tokenizer.count : (text) => enc.encode_ordinary(text).length;
   const docs = fixture.documents.map((d, index) => ({
     ...d,
     index,
@@ -211,12 +277,10 @@ export function pack(
   }
 
   const final = measure(order);
-  enc.free();
-  const result = {
-    encoding: encodingName,
-    policy,
-    envelope,
-  };
+  enc?.free();
+  const result = tokenizer
+    ? { encoding: tokenizer.label, tokenizerSha256: tokenizer.sha256, policy, envelope }
+    : { encoding: encodingName, policy, envelope };
   if (optimal !== undefined) result.optimal = optimal;
   Object.assign(result, {
     budget: b,
@@ -251,8 +315,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     else if (args[i] === "--note-omissions-max") options.noteOmissionsMax = Number(args[++i]);
     else if (args[i] === "--envelope") options.envelope = args[++i];
     else if (args[i] === "--encoding") options.encoding = args[++i];
+    else if (args[i] === "--tokenizer") options.tokenizer = tokenizerCounter(args[++i]);
     else file = args[i];
   }
   const fixture = JSON.parse(readFileSync(file, "utf8").replace(/^\uFEFF/, ""));
   process.stdout.write(JSON.stringify(pack(fixture, options), null, 2) + "\n");
+  options.tokenizer?.free();
 }

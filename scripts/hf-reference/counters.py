@@ -1,0 +1,89 @@
+"""The reference counts of a tokenizer file, and a counting server for the
+naive reference packer (scripts/reference/pack.mjs --tokenizer FILE).
+
+References: Hugging Face `tokenizers` for tokenizer.json (the file's added
+tokens removed, so that text looking like one is plain text, then
+`encode(text, add_special_tokens=False)`), mistral-common's Tekkenizer for
+tekken.json (`encode(text, bos=False, eos=False)`). Files may be
+gzip-compressed (`.gz`).
+
+Server: `python3 counters.py serve FILE REQUESTS RESPONSES`, where REQUESTS
+and RESPONSES are named pipes. Each request is the text's length in UTF-8
+bytes in decimal, a newline, then the bytes; each response is the count in
+decimal and a newline. The server stops when REQUESTS is closed.
+"""
+
+import gzip
+import json
+import sys
+from pathlib import Path
+
+
+def read_bytes(path):
+    path = Path(path)
+    raw = path.read_bytes()
+    return gzip.decompress(raw) if path.name.endswith(".gz") else raw
+
+
+def is_tekken(data):
+    """A tekken.json has a `config` with a split pattern and base64 ranks."""
+    return isinstance(data, dict) and "config" in data and "model" not in data
+
+
+def hf_counter(path, note=print):
+    from tokenizers import Tokenizer
+
+    data = json.loads(read_bytes(path))
+    special = Tokenizer.from_str(json.dumps(data))
+    special.encode_special_tokens = True
+    data["added_tokens"] = []
+    plain = Tokenizer.from_str(json.dumps(data))
+
+    def count(text):
+        n = len(plain.encode(text, add_special_tokens=False).ids)
+        if note is not None:
+            m = len(special.encode(text, add_special_tokens=False).ids)
+            if n != m:
+                note(f"  note: {Path(path).name}: non-special added-token text counted as plain text ({n} vs {m} with added tokens)")
+        return n
+
+    return count
+
+
+def tekken_counter(path):
+    import tempfile
+
+    from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+
+    with tempfile.NamedTemporaryFile(suffix=".json") as raw:
+        raw.write(read_bytes(path))
+        raw.flush()
+        tekken = Tekkenizer.from_file(raw.name)
+    return lambda text: len(tekken.encode(text, bos=False, eos=False))
+
+
+def counter(path, note=print):
+    """The reference count function for any committed or held-out file."""
+    if is_tekken(json.loads(read_bytes(path))):
+        return tekken_counter(path)
+    return hf_counter(path, note)
+
+
+def serve(path, requests, responses):
+    count = counter(path, note=None)
+    with open(requests, "rb") as inbox, open(responses, "wb", buffering=0) as outbox:
+        while True:
+            header = inbox.readline()
+            if not header:
+                return
+            size = int(header)
+            data = inbox.read(size)
+            if len(data) != size:
+                raise SystemExit("counters.py: a request was cut short")
+            outbox.write(b"%d\n" % count(data.decode("utf-8")))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 5 or sys.argv[1] != "serve":
+        raise SystemExit("usage: counters.py serve FILE REQUESTS RESPONSES")
+    serve(*sys.argv[2:])
