@@ -12,10 +12,29 @@
 //   (cd scripts/reference && npm ci) && node scripts/reference/make-expected.mjs
 // Names of expected files as arguments (fixture-demo.json ...) regenerate
 // only those (the whole run takes several minutes).
+//
+// With --tokenizers, it regenerates instead the data of `--tokenizer FILE`
+// packing, counted by the Hugging Face reference (scripts/hf-reference/
+// counters.py: `tokenizers` 0.23.3 for Qwen3's tokenizer.json,
+// mistral-common 1.13.1 for tekken.json):
+//
+//   tests/data/tokenizers/conformance/*.json  seeded random fixtures with
+//                                   hostile text at the joins for these
+//                                   tokenizers (NFC-changing text, marks,
+//                                   CJK, emoji, their special-token text)
+//   tests/data/tokenizers/expected/TOKENIZER-*.json  the naive reference
+//                                   packer's output for the bundled
+//                                   fixtures, tests/data/conformance and
+//                                   those, with qwen3 and tekken
+//
+//   python3 -m venv /tmp/hfref
+//   /tmp/hfref/bin/pip install tokenizers==0.23.3 mistral-common==1.13.1
+//   PACKER_REFERENCE_PYTHON=/tmp/hfref/bin/python \
+//     node scripts/reference/make-expected.mjs --tokenizers
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { get_encoding } from "tiktoken";
-import { pack } from "./pack.mjs";
+import { pack, tokenizerCounter } from "./pack.mjs";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const DATA = join(ROOT, "tests/data");
@@ -173,7 +192,8 @@ for (const envelope of ["json", "xml", "markdown"]) {
   );
 }
 
-const ONLY = process.argv.slice(2);
+const TOKENIZERS = process.argv.includes("--tokenizers");
+const ONLY = process.argv.slice(2).filter((a) => a !== "--tokenizers");
 
 function expected() {
   const dir = join(DATA, "expected");
@@ -198,7 +218,118 @@ function expected() {
   }
 }
 
-countVectors();
-conformanceFixtures();
-notesAtScaleFixtures();
-expected();
+// Text that is hard for Qwen3's and tekken's pre-tokenizers where an entry
+// meets the envelope: marks with nothing to combine with, text NFC changes
+// (Qwen3 normalizes), single-digit splitting, runs, their special tokens.
+const HOSTILE = [
+  "\u0301", "\u0308\u0301", "e\u0301", "\u212b", "A\u030a", "\u1100\u1161\u11a8", "\uac00",
+  " ".repeat(40), " ".repeat(301), "\n".repeat(9), "\r\n\r\n", "\t\t", "\u3000\u3000", "\u00a0",
+  "0", "42", "1".repeat(80), "3.14159", "\u0661\u0662", "\uff11\uff12",
+  "\u6211\u4eec", "\u65e5\u672c\u8a9e", "\ud55c\uad6d\uc5b4", "\u0645\u0631\u062d\u0628\u0627",
+  "\u{1F469}\u200d\u{1F469}\u200d\u{1F467}", "\u{1F44D}\u{1F3FD}", "\u2764\ufe0f", "\u{1F600}",
+  "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</think>", "<tool_call>",
+  "[INST]", "[/INST]", "<s>", "</s>", "<unk>", "[TOOL_CALLS]", "<|fim_prefix|>",
+  "'s", "'LL", "don't", "\"", "\\", "`", "```", "````", "</document_content", "&lt;", "<&>",
+  "word", "Words", "x", "-", "!!", "?", "}", "{", "]", "# Title", "- item", "\u0001", "\u007f", "\u2028",
+];
+
+function hostileText(next, pieces) {
+  let text = "";
+  for (let i = 0; i < pieces; i++) {
+    text += next() < 0.6
+      ? HOSTILE[Math.floor(next() * HOSTILE.length)]
+      : FRAGMENTS[Math.floor(next() * FRAGMENTS.length)];
+  }
+  if (text.trim() === "") text += "x";
+  return text;
+}
+
+function tokenizerFixtures() {
+  const dir = join(DATA, "tokenizers/conformance");
+  mkdirSync(dir, { recursive: true });
+  const next = rng(1010);
+  const pick = (list) => list[Math.floor(next() * list.length)];
+  for (let n = 0; n < 24; n++) {
+    // Mostly few documents (max-fill is checked exhaustively); the last
+    // four have many, so that notes are cut at their cap.
+    const count = n < 20 ? 1 + Math.floor(next() * 10) : 70 + Math.floor(next() * 20);
+    const documents = [];
+    for (let i = 0; i < count; i++) {
+      const id = next() < 0.3 ? `${pick(HOSTILE)}${i}${pick(HOSTILE)}`.replace(/[\u0000-\u001f\u007f]/g, "") : `d${i}`;
+      const doc = {
+        id: id === "" ? `d${i}` : id,
+        url: `https://example.com/${n}/${i}${next() < 0.3 ? "?q=\u00e9&x=<a>#\u6211" : ""}`,
+        format: next() < 0.5 ? "markdown" : "text",
+        // Hostile at both ends: the joins are where entries meet.
+        content: pick(HOSTILE) + hostileText(next, count > 20 ? 2 + Math.floor(next() * 6) : 1 + Math.floor(next() * 30)) + pick(HOSTILE),
+        truncated: false,
+      };
+      if (doc.content.trim() === "") doc.content += "x";
+      if (next() < 0.4) doc.priority = Math.floor(next() * 7) - 3;
+      if (count <= 20 && next() < 0.08) doc.required = true;
+      documents.push(doc);
+    }
+    // A budget that leaves some documents out (about one token for every
+    // one to three characters of this text).
+    const chars = documents.reduce((sum, d) => sum + d.content.length, 0);
+    const fixture = {
+      budget: {
+        contextTokens: count > 20 ? 1500 + Math.floor(next() * 1000) : 60 + Math.floor(next() * chars * 0.5),
+        reservedOtherInputTokens: Math.floor(next() * 20),
+        reservedOutputTokens: Math.floor(next() * 20),
+        safetyTokens: Math.floor(next() * 5),
+      },
+      documents,
+    };
+    writeFileSync(join(dir, `${String(n).padStart(3, "0")}.json`), JSON.stringify(fixture, null, 2) + "\n");
+  }
+}
+
+// Each bundled or generated fixture under every variant, with each
+// committed tokenizer file; max-fill only where the exhaustive search is
+// small (at most 10 documents that are not required).
+function tokenizerExpected() {
+  const dir = join(DATA, "tokenizers/expected");
+  mkdirSync(dir, { recursive: true });
+  const sources = [
+    ...readdirSync(join(ROOT, "fixtures"))
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => ["fixtures", f, `fixture-${f}`]),
+    ...readdirSync(join(DATA, "conformance"))
+      .filter((f) => f < "100")
+      .map((f) => ["tests/data/conformance", f, `conformance-${f}`]),
+    ...readdirSync(join(DATA, "tokenizers/conformance"))
+      .map((f) => ["tests/data/tokenizers/conformance", f, `hostile-${f}`]),
+  ];
+  const files = {
+    qwen3: join(DATA, "tokenizers/qwen3-tokenizer.json.gz"),
+    tekken: join(DATA, "tokenizers/tekken_240718.json.gz"),
+  };
+  for (const [key, file] of Object.entries(files)) {
+    const tokenizer = tokenizerCounter(file);
+    for (const [folder, name, stem] of sources) {
+      const target = `${key}-${stem}`;
+      if (ONLY.length > 0 && !ONLY.includes(target)) continue;
+      const fixture = JSON.parse(readFileSync(join(ROOT, folder, name), "utf8").replace(/^\uFEFF/, ""));
+      const out = {};
+      for (const [variant, options] of VARIANTS) {
+        const nonRequired = fixture.documents.filter((d) => d.required !== true).length;
+        if (options.policy === "max-fill" && nonRequired > 10) continue;
+        out[variant] = pack(fixture, { ...options, tokenizer });
+      }
+      writeFileSync(join(dir, target), JSON.stringify(out, null, 1) + "\n");
+      console.error(`${target}: ${Object.keys(out).length} variants`);
+    }
+    tokenizer.free();
+  }
+}
+
+if (TOKENIZERS) {
+  tokenizerFixtures();
+  tokenizerExpected();
+} else {
+  countVectors();
+  conformanceFixtures();
+  notesAtScaleFixtures();
+  expected();
+}
