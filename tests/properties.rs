@@ -1,14 +1,18 @@
 //! Invariants of every policy on random fixtures, checked against full
-//! counts by tiktoken-rs (an implementation packer does not count with).
+//! counts by tiktoken-rs (an implementation packer does not count with),
+//! and with the committed tokenizer files (`--tokenizer`).
 
 mod common;
+
+use std::io::Read as _;
+use std::sync::LazyLock;
 
 use common::oracle;
 
 use packer::pack::ExcerptOptions;
 use packer::{
-    Document, Encoding, Envelope, Error, Fixture, Format, Options, PartialBudget, Policy, Reason,
-    Request,
+    Counter, Document, Encoding, Envelope, Error, Fixture, Format, Options, PartialBudget, Policy,
+    Reason, Request, Tokenizer,
 };
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -586,5 +590,176 @@ fn a_thousand_documents_pack_with_a_bounded_note_under_every_policy() {
                 }
             }
         }
+    }
+}
+
+/// The committed tokenizer files (Qwen3's tokenizer.json, Mistral's
+/// tekken.json), loaded once for every case.
+fn tokenizer_files() -> &'static [Tokenizer; 2] {
+    static FILES: LazyLock<[Tokenizer; 2]> = LazyLock::new(|| {
+        ["qwen3-tokenizer.json.gz", "tekken_240718.json.gz"].map(|file| {
+            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tokenizers/");
+            let gz = std::fs::read(format!("{path}{file}")).unwrap();
+            let mut bytes = Vec::new();
+            flate2::read::GzDecoder::new(&gz[..])
+                .read_to_end(&mut bytes)
+                .unwrap();
+            Tokenizer::from_bytes(file.trim_end_matches(".gz"), &bytes).unwrap()
+        })
+    });
+    &FILES
+}
+
+fn tokenizer_file() -> impl Strategy<Value = Tokenizer> {
+    select(&tokenizer_files()[..])
+}
+
+/// More fragments for these tokenizers: marks with nothing to combine with
+/// and text that NFC changes (Qwen3 normalizes), single digits and digit
+/// runs, long space runs, their special-token text.
+const TOKENIZER_FRAGMENTS: &[&str] = &[
+    "\u{301}",
+    "e\u{301}",
+    "\u{212b}",
+    "A\u{30a}",
+    "\u{1100}\u{1161}\u{11a8}",
+    "                                        ",
+    "0",
+    "1111111111111111111111111",
+    "\u{661}\u{662}",
+    "\u{6211}\u{4eec}",
+    "\u{1F44D}\u{1F3FD}",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<think>",
+    "[INST]",
+    "[/INST]",
+    "<s>",
+    "</s>",
+    "[TOOL_CALLS]",
+    "\r\n\r\n",
+];
+
+fn tokenizer_documents(max: usize) -> impl Strategy<Value = Vec<Document>> {
+    let fragment = prop_oneof![select(FRAGMENTS), select(TOKENIZER_FRAGMENTS)];
+    (
+        documents(max),
+        prop::collection::vec(prop::collection::vec(fragment, 0..6), max),
+        prop::collection::vec(select(TOKENIZER_FRAGMENTS), max),
+    )
+        .prop_map(|(mut documents, extra, first)| {
+            // Hostile text at both ends of each content: the joins.
+            for (document, (extra, first)) in documents.iter_mut().zip(extra.iter().zip(first)) {
+                document.content = format!("{first}{}{}", document.content, extra.concat());
+            }
+            documents
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// With a tokenizer file (`--tokenizer`), under every policy and
+    /// envelope, with notes and excerpts: the budget is never exceeded,
+    /// `usedTokens` is the file's full count of the payload, skips really do
+    /// not fit. (That full count is packer's own tokenizer; its counts are
+    /// anchored to Hugging Face `tokenizers` and mistral-common by
+    /// tests/tokenizers.rs, and whole packs by tests/reference.rs.)
+    #[test]
+    fn tokenizer_files_keep_every_guarantee(
+        documents in tokenizer_documents(8),
+        tokenizer in tokenizer_file(),
+        available in 0u64..400,
+        policy in select(&Policy::ALL[..]),
+        layout in layout(),
+        notes in notes(),
+        query in select(&[None, Some("word"), Some("title, 123"), Some("\u{6211}\u{4eec}")][..]),
+        max_chars in 5usize..300,
+    ) {
+        let n = documents.len();
+        let counter = Counter::with_tokenizer(tokenizer);
+        let fixture = fixture(documents.clone(), Encoding::Cl100kBase, available);
+        let mut request = request(policy, layout, notes);
+        request.tokenizer = Some(tokenizer);
+        request.options.excerpt = query.map(|query| ExcerptOptions {
+            query: query.to_string(),
+            context: 1,
+            max_chars,
+        });
+        match packer::pack(&fixture, &request) {
+            Ok(outcome) => {
+                let plan = &outcome.plan;
+                prop_assert!(plan.used_tokens as u64 <= available);
+                prop_assert_eq!(plan.used_tokens, counter.count(&plan.payload_text));
+                if query.is_none() {
+                    prop_assert_eq!(&plan.payload_text, &envelope(layout, &documents, &plan.order, notes));
+                }
+                prop_assert_eq!(plan.decisions.len(), n);
+                prop_assert_eq!(plan.order.len() + plan.skipped.len(), n);
+                for (index, decision) in plan.decisions.iter().enumerate() {
+                    prop_assert_eq!(decision.selected, plan.order.contains(&index));
+                    prop_assert_eq!(decision.content_tokens, counter.count(&documents[index].content));
+                    let unproven_case = policy == Policy::MaxFill && notes.is_some();
+                    if !decision.selected && !unproven_case {
+                        prop_assert!(decision.needed_tokens > decision.free_tokens as i64);
+                    }
+                    if decision.reason == Reason::ExcerptFits {
+                        prop_assert!(decision.needed_tokens <= decision.free_tokens as i64);
+                    }
+                }
+            }
+            Err(Error::EmptyEnvelopeDoesNotFit { needed, .. }) => {
+                let empty = envelope(layout, &documents, &[], notes);
+                prop_assert_eq!(needed, counter.count(&empty));
+                prop_assert!(needed as u64 > available);
+            }
+            Err(Error::RequiredDoesNotFit { indices, .. }) => {
+                prop_assert!(!indices.is_empty());
+                for index in indices {
+                    prop_assert!(documents[index].required);
+                }
+            }
+            Err(other) => prop_assert!(false, "unexpected error {other:?}"),
+        }
+    }
+
+    /// With a tokenizer file, max-fill is never less full than in-order, and
+    /// without notes it reaches the optimum of every subset counted in full.
+    #[test]
+    fn tokenizer_files_max_fill_is_the_fullest(
+        documents in tokenizer_documents(7),
+        tokenizer in tokenizer_file(),
+        available in 20u64..400,
+        layout in layout(),
+        notes in notes(),
+    ) {
+        let counter = Counter::with_tokenizer(tokenizer);
+        let fixture = fixture(documents.clone(), Encoding::Cl100kBase, available);
+        let used = |policy, notes| {
+            let mut request = request(policy, layout, notes);
+            request.tokenizer = Some(tokenizer);
+            packer::pack(&fixture, &request).map(|o| o.plan.used_tokens).ok()
+        };
+        if let Some(max_fill) = used(Policy::MaxFill, notes) {
+            prop_assert!(max_fill >= used(Policy::InOrder, notes).unwrap());
+        }
+        let Some(max_fill) = used(Policy::MaxFill, None) else {
+            return Ok(());
+        };
+        let required: Vec<usize> = documents.iter().filter(|d| d.required).map(|d| d.index).collect();
+        let rest: Vec<usize> = documents.iter().filter(|d| !d.required).map(|d| d.index).collect();
+        let mut best = 0;
+        for mask in 0u32..(1 << rest.len()) {
+            let order: Vec<usize> = required
+                .iter()
+                .copied()
+                .chain(rest.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, &d)| d))
+                .collect();
+            let tokens = counter.count(&envelope(layout, &documents, &order, None));
+            if tokens as u64 <= available {
+                best = best.max(tokens);
+            }
+        }
+        prop_assert_eq!(max_fill, best);
     }
 }
