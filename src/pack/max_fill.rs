@@ -15,9 +15,11 @@
 //!   per-entry counts ([`crate::envelope::Layout::additive`]), the exact
 //!   optimum found by subset-sum over reachable counts
 //!   ([`Selector::fullest`]), when its work and memory stay within
-//!   [`WORK_LIMIT`] and [`MEMORY_LIMIT`]; otherwise, a largest-first
-//!   fill and an in-order fill improved by exchanging one document for
-//!   another;
+//!   [`WORK_LIMIT`] and [`MEMORY_LIMIT`] (for XML whose position numbers
+//!   cost more than one token, the same search kept apart by the number of
+//!   documents, in `positioned`, within the same limits); otherwise, a
+//!   largest-first fill and an in-order fill improved by exchanging one
+//!   document for another;
 //! - with omission notes, the in-order fill followed by passes that add every
 //!   document that fits once others are in.
 //!
@@ -214,12 +216,13 @@ impl<'a> Selector<'a> {
             candidates.push(retried);
         } else {
             // The search's arithmetic holds only where every envelope's
-            // count is a sum of per-entry counts (not for XML whose position
-            // numbers cost more than one token each).
+            // count is a sum of per-entry counts; XML whose position numbers
+            // cost more than one token each is searched by the number of
+            // documents too.
             let search = if layout.additive() {
                 self.fullest(required, rest)
             } else {
-                Search::TooLarge
+                self.fullest_positioned(required, rest)
             };
             match search {
                 Search::Proven(chosen, total) => {
@@ -586,6 +589,8 @@ fn highest(set: &[u64]) -> Option<usize> {
         .find(|(_, word)| **word != 0)
         .map(|(i, word)| i * 64 + 63 - word.leading_zeros() as usize)
 }
+
+mod positioned;
 
 #[cfg(test)]
 mod tests;
