@@ -128,13 +128,17 @@ impl Selector<'_> {
 /// `target |= source + shift`, dropping values at or above `limit`.
 fn or_shifted(target: &mut [u64], source: &[u64], shift: usize, limit: u64) {
     let (word_shift, bit_shift) = (shift / 64, (shift % 64) as u32);
-    for at in word_shift..target.len() {
-        let from = at - word_shift;
+    for (from, slot) in target
+        .iter_mut()
+        .enumerate()
+        .skip(word_shift)
+        .map(|(at, slot)| (at - word_shift, slot))
+    {
         let mut word = source[from] << bit_shift;
         if bit_shift > 0 && from > 0 {
             word |= source[from - 1] >> (64 - bit_shift);
         }
-        target[at] |= word;
+        *slot |= word;
     }
     if let Some(word) = target.get_mut((limit / 64) as usize) {
         *word &= (1u64 << (limit % 64)) - 1;
