@@ -10,7 +10,12 @@
 //! boundaries into documents of about 1.5 KB, in path order. Each timing is
 //! the median of several runs, with the commands compared taking turns.
 //! When `node` and `scripts/reference/node_modules` are present, the naive
-//! reference packer is timed too.
+//! reference packer is timed too: beside packer on a small fixture in every
+//! built-in encoding (`--encoding` given to both), and on 100 documents.
+//!
+//! `cargo run --release --locked --example bench -- start-up` runs only the
+//! small-fixture timings and the load time of the tokenizer files in
+//! `tests/data/tokenizers`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -46,6 +51,13 @@ fn main() {
     );
     let out = packer.parent().unwrap().join("bench");
     fs::create_dir_all(&out).unwrap();
+    if std::env::args().nth(1).as_deref() == Some("start-up") {
+        // `cargo run --release --example bench -- start-up`: only the
+        // small-fixture and tokenizer-file timings.
+        let reference = node_reference(&root);
+        start_up(&root, packer.to_str().unwrap(), reference.as_deref(), &out);
+        return;
+    }
     let documents = corpus();
     eprintln!("corpus: {} documents", documents.len());
 
@@ -164,22 +176,9 @@ fn main() {
         proven(&runs[2])
     );
 
-    let guide = root.join("fixtures/guide.json");
-    let guide = guide.to_str().unwrap();
-    let reference = root.join("scripts/reference/pack.mjs");
-    let node_ready = root
-        .join("scripts/reference/node_modules/tiktoken")
-        .exists()
-        && Command::new("node").arg("--version").output().is_ok();
-    if node_ready {
-        let reference = reference.to_str().unwrap();
-        let times = race(&[&[packer, "pack", guide], &["node", reference, guide]]);
-        println!(
-            "small fixture (guide.json) end to end: packer {}, naive reference (node + npm tiktoken) {}: {:.1}%",
-            ms(times[0]),
-            ms(times[1]),
-            100.0 * secs(times[0]) / secs(times[1])
-        );
+    let reference = node_reference(&root);
+    start_up(&root, packer, reference.as_deref(), &out);
+    if let Some(reference) = &reference {
         let hundred = fixtures[0].1.to_str().unwrap();
         let mut pack = vec![packer, "pack", hundred, "--format", "summary"];
         pack.extend(big);
@@ -189,12 +188,6 @@ fn main() {
             ms(times[0]),
             ms(times[1]),
             secs(times[1]) / secs(times[0])
-        );
-    } else {
-        let times = race(&[&[packer, "pack", guide]]);
-        println!(
-            "small fixture (guide.json) end to end: {} (no node reference here)",
-            ms(times[0])
         );
     }
 
@@ -241,6 +234,116 @@ fn main() {
             kb / 1024.0
         );
     }
+}
+
+/// The naive reference packer's script, when `node` and its
+/// `node_modules` are present.
+fn node_reference(root: &Path) -> Option<String> {
+    let ready = root
+        .join("scripts/reference/node_modules/tiktoken")
+        .exists()
+        && Command::new("node").arg("--version").output().is_ok();
+    ready.then(|| {
+        let script = root.join("scripts/reference/pack.mjs");
+        script.to_str().unwrap().to_owned()
+    })
+}
+
+/// A small fixture end to end in every built-in encoding, beside the naive
+/// reference given the same encoding (both take `--encoding`), then the
+/// load time of the tokenizer files in tests/data/tokenizers.
+fn start_up(root: &Path, packer: &str, reference: Option<&str>, out: &Path) {
+    let guide = root.join("fixtures/guide.json");
+    let guide = guide.to_str().unwrap();
+    println!();
+    println!("small fixture (guide.json) end to end, by encoding:");
+    println!();
+    match reference {
+        Some(_) => {
+            println!(
+                "| encoding | packer | naive reference (node + npm tiktoken) | packer / reference |"
+            );
+            println!("|---|---:|---:|---:|");
+        }
+        None => {
+            println!("| encoding | packer |");
+            println!("|---|---:|");
+        }
+    }
+    for encoding in packer::Encoding::ALL {
+        let encoding = encoding.name();
+        let ours = [packer, "pack", guide, "--encoding", encoding];
+        let Some(reference) = reference else {
+            let times = race(&[&ours]);
+            println!("| {encoding} | {} |", ms(times[0]));
+            continue;
+        };
+        let theirs = ["node", reference, guide, "--encoding", encoding];
+        assert_eq!(
+            used_tokens(&ours),
+            used_tokens(&theirs),
+            "packer and the reference disagree on {encoding}"
+        );
+        let times = race(&[&ours, &theirs]);
+        println!(
+            "| {encoding} | {} | {} | {:.3}x |",
+            ms(times[0]),
+            ms(times[1]),
+            secs(times[0]) / secs(times[1])
+        );
+    }
+
+    let data = root.join("tests/data/tokenizers");
+    let files = [
+        ("qwen3-tokenizer.json.gz", "tokenizer.json"),
+        ("tekken_240718.json.gz", "tekken.json"),
+    ];
+    let mut runs = vec![vec![packer.to_owned(), "count".into(), guide.to_owned()]];
+    let mut names = Vec::new();
+    for (gz, name) in files {
+        let Ok(compressed) = fs::File::open(data.join(gz)) else {
+            continue;
+        };
+        let mut json = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(compressed), &mut json)
+            .unwrap();
+        let path = out.join(gz.trim_end_matches(".gz"));
+        fs::write(&path, &json).unwrap();
+        let path = path.to_str().unwrap().to_owned();
+        names.push(format!("{name} ({:.1} MB)", json.len() as f64 / 1e6));
+        runs.push(vec![
+            packer.to_owned(),
+            "count".into(),
+            guide.to_owned(),
+            "--tokenizer".into(),
+            path,
+        ]);
+    }
+    let runs: Vec<Vec<&str>> = runs
+        .iter()
+        .map(|run| run.iter().map(String::as_str).collect())
+        .collect();
+    let views: Vec<&[&str]> = runs.iter().map(Vec::as_slice).collect();
+    let times = race(&views);
+    println!();
+    print!("`packer count guide.json`: {}", ms(times[0]));
+    for (name, time) in names.iter().zip(&times[1..]) {
+        print!("; with --tokenizer {name}: {}", ms(*time));
+    }
+    println!(" (file load included)");
+}
+
+/// The `usedTokens` of one run's output.
+fn used_tokens(command: &[&str]) -> u64 {
+    let output = Command::new(command[0])
+        .args(&command[1..])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{command:?} failed");
+    let result: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    result["usedTokens"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{command:?} printed no usedTokens"))
 }
 
 /// `packer pack PATH --format summary --policy POLICY`, with raised limits

@@ -1,11 +1,16 @@
 //! Encodings and exact ordinary-text token counting.
 //!
 //! Every count packer reports comes from this module. Text is pre-tokenized
-//! with the encoding's split pattern and each piece is counted with a
-//! linear-time byte-pair encoder (GitHub's `bpe` crate), which gives exactly
-//! the same tokens as tiktoken's `encode_ordinary` without its failure modes:
-//! tiktoken's backtracking regex overflows its stack on long whitespace runs,
-//! and its merge loop is quadratic in the length of a single piece.
+//! with the encoding's split pattern (one forward lazy DFA, with tiktoken's
+//! one-character look-ahead rewritten as bpe-openai does) and each
+//! piece is merged as tiktoken's `encode_ordinary` merges it, over a
+//! vocabulary built into the binary at compile time (the `vocabulary`
+//! module): nothing is parsed or hashed when packer starts. The merge loop is
+//! tiktoken's own for short pieces and its heap version for longer ones;
+//! pieces past 64 KiB (hostile runs of one character) go to
+//! the linear-time encoder of GitHub's `bpe` crate, built on first need.
+//! So the counts are tiktoken's without its failure modes: its backtracking
+//! regex overflows its stack on long whitespace runs.
 //!
 //! Special-token-looking text (`<|endoftext|>`) is ordinary text here: no
 //! special tokens are ever produced.
@@ -27,15 +32,18 @@ use std::sync::LazyLock;
 use std::cell::RefCell;
 
 use bpe::byte_pair_encoding::BytePairEncoding;
-use regex_automata::meta::{Cache, Regex};
-use regex_automata::{Anchored, Input};
+use regex_automata::hybrid::dfa::{Cache, DFA};
+use regex_automata::nfa::thompson;
+use regex_automata::{Anchored, Input, MatchKind};
 use rustc_hash::FxHashMap;
 
 pub mod file;
 mod merge;
 mod pretokenize;
+mod vocabulary;
 
 pub use file::{Splitting, Tokenizer};
+use vocabulary::Vocabulary;
 
 /// A tiktoken encoding packer can count with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -186,18 +194,40 @@ const GPT2_PATTERNS: [(&str, bool); 3] = [
 /// bpe-openai uses for its own dictionaries).
 const HASH_FACTOR: u64 = 17_846_336_922_010_275_747;
 
-static CL100K_BASE: LazyLock<Engine> =
-    LazyLock::new(|| Engine::new(0, &bpe_openai::cl100k_base().bpe, &CL100K_PATTERNS));
-static O200K_BASE: LazyLock<Engine> =
-    LazyLock::new(|| Engine::new(1, &bpe_openai::o200k_base().bpe, &O200K_PATTERNS));
+static CL100K_BASE: LazyLock<Engine> = LazyLock::new(|| {
+    Engine::new(
+        0,
+        include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.vocab")),
+        || &bpe_openai::cl100k_base().bpe,
+        &CL100K_PATTERNS,
+    )
+});
+static O200K_BASE: LazyLock<Engine> = LazyLock::new(|| {
+    Engine::new(
+        1,
+        include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.vocab")),
+        || &bpe_openai::o200k_base().bpe,
+        &O200K_PATTERNS,
+    )
+});
 static P50K_BASE: LazyLock<Engine> = LazyLock::new(|| {
-    let bpe = Box::leak(Box::new(gpt2_family(tiktoken_rs::p50k_base_singleton())));
-    Engine::new(2, bpe, &GPT2_PATTERNS)
+    Engine::new(
+        2,
+        include_bytes!(concat!(env!("OUT_DIR"), "/p50k_base.vocab")),
+        || &P50K_LONG,
+        &GPT2_PATTERNS,
+    )
 });
 static R50K_BASE: LazyLock<Engine> = LazyLock::new(|| {
-    let bpe = Box::leak(Box::new(gpt2_family(tiktoken_rs::r50k_base_singleton())));
-    Engine::new(3, bpe, &GPT2_PATTERNS)
+    Engine::new(
+        3,
+        include_bytes!(concat!(env!("OUT_DIR"), "/r50k_base.vocab")),
+        || &R50K_LONG,
+        &GPT2_PATTERNS,
+    )
 });
+static P50K_LONG: LazyLock<BytePairEncoding> = LazyLock::new(|| gpt2_family(&P50K_BASE.vocabulary));
+static R50K_LONG: LazyLock<BytePairEncoding> = LazyLock::new(|| gpt2_family(&R50K_BASE.vocabulary));
 
 /// How many distinct engines there are (for the per-thread caches).
 const ENGINES: usize = 4;
@@ -219,53 +249,67 @@ const CACHED_PIECE_BYTES: usize = 24;
 /// Each thread remembers at most this many pieces per engine (then starts over).
 const CACHED_PIECES: usize = 1 << 16;
 
-/// Builds a linear-time byte-pair encoding from one of tiktoken's
-/// GPT-2-family vocabularies: the token byte strings in rank order. Ranks
-/// that are special tokens (a gap in the ordinary ranks) are left out;
-/// counting only needs the merge order.
-fn gpt2_family(core: &tiktoken_rs::CoreBPE) -> BytePairEncoding {
-    let special: Vec<u32> = core
-        .special_tokens()
-        .iter()
-        .flat_map(|token| core.encode_with_special_tokens(token))
-        .collect();
-    let mut tokens = Vec::new();
-    for rank in 0u32.. {
-        if special.contains(&rank) {
-            continue;
-        }
-        match core.decode_bytes(&[rank]) {
-            Ok(bytes) => tokens.push(bytes),
-            Err(_) => break,
-        }
-    }
+/// Builds a linear-time byte-pair encoding from one of the GPT-2-family
+/// vocabularies: the token byte strings in rank order. Ranks that are
+/// special tokens are left out; counting only needs the merge order.
+fn gpt2_family(vocabulary: &Vocabulary) -> BytePairEncoding {
+    let tokens: Vec<Vec<u8>> = vocabulary.tokens().map(<[u8]>::to_vec).collect();
     BytePairEncoding::from_dictionary(tokens, Some(HASH_FACTOR))
 }
+
+/// Pieces longer than this many bytes are counted with GitHub's `bpe`
+/// crate, built on first need: its encoder is linear in the piece, where
+/// the merge loop is `O(n log n)` with a hash lookup per step.
+const LONG_PIECE: usize = 1 << 16;
 
 /// A vocabulary and its split pattern.
 struct Engine {
     id: usize,
-    bpe: &'static BytePairEncoding,
-    regex: Regex,
+    vocabulary: Vocabulary,
+    /// The linear-time encoder for long pieces.
+    long: fn() -> &'static BytePairEncoding,
+    /// The split patterns as one forward lazy DFA: the pieces are anchored
+    /// searches, so a match's end and pattern are all that is needed, and
+    /// no reverse automaton or capture engine is built at start-up.
+    regex: DFA,
     lookahead: Vec<bool>,
 }
 
 impl Engine {
-    fn new(id: usize, bpe: &'static BytePairEncoding, patterns: &[(&str, bool)]) -> Engine {
+    fn new(
+        id: usize,
+        table: &'static [u8],
+        long: fn() -> &'static BytePairEncoding,
+        patterns: &[(&str, bool)],
+    ) -> Engine {
         let (patterns, lookahead): (Vec<&str>, Vec<bool>) = patterns.iter().copied().unzip();
-        let regex = Regex::new_many(&patterns).expect("the split patterns are valid");
+        let regex = DFA::builder()
+            .configure(DFA::config().match_kind(MatchKind::LeftmostFirst))
+            .thompson(thompson::Config::new().which_captures(thompson::WhichCaptures::None))
+            .build_many(&patterns)
+            .expect("the split patterns are valid");
         Engine {
             id,
-            bpe,
+            vocabulary: Vocabulary::new(table),
+            long,
             regex,
             lookahead,
+        }
+    }
+
+    /// The tokens of one piece, uncached.
+    fn count_piece(&self, piece: &[u8]) -> usize {
+        if piece.len() > LONG_PIECE {
+            (self.long)().count(piece)
+        } else {
+            self.vocabulary.count(piece)
         }
     }
 
     /// The tokens of one piece.
     fn piece_tokens(&self, piece: &str) -> usize {
         if piece.len() > CACHED_PIECE_BYTES {
-            return self.bpe.count(piece.as_bytes());
+            return self.count_piece(piece.as_bytes());
         }
         PIECES.with(|pieces| {
             let mut pieces = pieces.borrow_mut();
@@ -273,7 +317,7 @@ impl Engine {
             if let Some(&tokens) = known.get(piece) {
                 return tokens as usize;
             }
-            let tokens = self.bpe.count(piece.as_bytes());
+            let tokens = self.count_piece(piece.as_bytes());
             if known.len() >= CACHED_PIECES {
                 known.clear();
             }
@@ -291,14 +335,21 @@ impl Engine {
             let mut start = 0;
             while start < text.len() {
                 let input = Input::new(&text[start..]).anchored(Anchored::Yes);
-                let Some(found) = self.regex.search_with(cache, &input) else {
+                // A lazy DFA fails a search only when it is configured to
+                // give up (a cache budget or quit bytes, set for Unicode
+                // word boundaries); this one is not.
+                let found = self
+                    .regex
+                    .try_search_fwd(cache, &input)
+                    .expect("the split DFA never gives up");
+                let Some(found) = found else {
                     // Every character matches `\s+` or one of the other
                     // alternatives, so this cannot happen; count the rest as
                     // one piece rather than drop it.
                     each(&text[start..]);
                     return;
                 };
-                let mut end = start + found.end();
+                let mut end = start + found.offset();
                 if self.lookahead[found.pattern().as_usize()] {
                     // Drop the one look-ahead character.
                     let last = text[start..end]
@@ -489,6 +540,151 @@ pub(crate) mod tests {
             for text in samples {
                 let expected = reference(encoding).encode_ordinary(text).len();
                 assert_eq!(counter.count(text), expected, "{encoding} on {text:?}");
+            }
+        }
+    }
+
+    /// The tables built into the binary hold exactly tiktoken-rs's ranks:
+    /// every ordinary rank's bytes, found again by their hash, and nothing
+    /// past the last ordinary rank.
+    #[test]
+    fn the_built_in_tables_are_tiktoken_rs_ranks() {
+        for encoding in [
+            Encoding::Cl100kBase,
+            Encoding::O200kBase,
+            Encoding::P50kBase,
+            Encoding::R50kBase,
+        ] {
+            let core = reference(encoding);
+            let vocabulary = &encoding.engine().vocabulary;
+            let special: Vec<u32> = core
+                .special_tokens()
+                .iter()
+                .flat_map(|token| core.encode_with_special_tokens(token))
+                .collect();
+            let mut ordinary = 0;
+            for rank in 0..vocabulary.slots() as u32 {
+                let bytes = vocabulary.token(rank);
+                if special.contains(&rank) {
+                    assert!(bytes.is_empty(), "{encoding} rank {rank}");
+                    continue;
+                }
+                ordinary += 1;
+                assert_eq!(
+                    core.decode_bytes(&[rank]).ok().as_deref(),
+                    Some(bytes),
+                    "{encoding} rank {rank}"
+                );
+                assert_eq!(vocabulary.rank(bytes), Some(rank), "{encoding} rank {rank}");
+            }
+            let past = vocabulary.slots() as u32;
+            assert!(
+                core.decode_bytes(&[past]).is_err() || special.contains(&past),
+                "{encoding} has ordinary ranks past the table"
+            );
+            assert_eq!(vocabulary.tokens().count(), ordinary, "{encoding}");
+            assert_eq!(vocabulary.rank(b""), None);
+            assert_eq!(vocabulary.rank("<|endoftext|>".as_bytes()), None);
+        }
+    }
+
+    /// Varied text from a fixed seed: words, runs of spaces, tabs, newlines,
+    /// digits and punctuation of every length up to a few thousand, CJK,
+    /// combining marks, emoji and special-token text.
+    fn varied_text(seed: u64, length: usize) -> String {
+        const PARTS: [&str; 24] = [
+            "the",
+            " The",
+            "packer",
+            "'s",
+            "'LL",
+            " café",
+            "naïve",
+            "日本語",
+            "中文",
+            "한국어",
+            "e\u{301}",
+            "👩\u{200d}💻",
+            "🇫🇷",
+            "<|endoftext|>",
+            "{\"id\":",
+            "\\n",
+            "\r\n",
+            "\u{a0}",
+            "Ωμέγα",
+            "Привет",
+            "x",
+            "_",
+            "—",
+            "\u{3000}",
+        ];
+        const RUNS: [char; 8] = [' ', '\t', '\n', '7', '!', 'a', '-', '.'];
+        let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut text = String::new();
+        while text.len() < length {
+            let roll = next();
+            if roll % 5 == 0 {
+                let run = RUNS[(roll >> 8) as usize % RUNS.len()];
+                let long = if (roll >> 16) % 8 == 0 { 3_000 } else { 40 };
+                let times = 1 + (roll >> 24) as usize % long;
+                text.extend(std::iter::repeat_n(run, times));
+            } else {
+                text.push_str(PARTS[(roll >> 8) as usize % PARTS.len()]);
+                if (roll >> 20) % 3 == 0 {
+                    text.push(' ');
+                }
+            }
+        }
+        text
+    }
+
+    #[test]
+    fn every_encoding_counts_varied_text_like_tiktoken() {
+        for encoding in Encoding::ALL {
+            let counter = Counter::new(encoding);
+            for seed in 0..24 {
+                let text = varied_text(seed, 8_000);
+                let expected = reference(encoding).encode_ordinary(&text).len();
+                assert_eq!(counter.count(&text), expected, "{encoding} seed {seed}");
+            }
+        }
+    }
+
+    /// The three ways a piece is merged agree on every piece of varied
+    /// text: tiktoken's vector loop (short pieces), its heap version (longer
+    /// ones) and the linear-time `bpe` encoder (pieces past
+    /// [`LONG_PIECE`]).
+    #[test]
+    fn the_merge_loops_agree_on_every_piece() {
+        for encoding in [
+            Encoding::Cl100kBase,
+            Encoding::O200kBase,
+            Encoding::P50kBase,
+            Encoding::R50kBase,
+        ] {
+            let engine = encoding.engine();
+            let vocabulary = &engine.vocabulary;
+            let long = (engine.long)();
+            for seed in 100..106 {
+                let text = varied_text(seed, 20_000);
+                engine.for_each_piece(&text, |piece| {
+                    let piece = piece.as_bytes();
+                    let count = vocabulary.count(piece);
+                    assert_eq!(long.count(piece), count, "{encoding} {piece:?}");
+                    if piece.len() >= 2 && vocabulary.rank(piece).is_none() {
+                        assert_eq!(merge::count(vocabulary, piece), count, "{encoding}");
+                        if piece.len() <= 256 {
+                            assert_eq!(vocabulary.count_short(piece), count, "{encoding}");
+                        }
+                    }
+                    true
+                });
             }
         }
     }
