@@ -1,11 +1,15 @@
 //! Arbitrary bytes through read -> parse -> validate -> pack, under every
 //! policy and in every envelope: either a clean error or a plan that keeps
-//! every guarantee.
+//! every guarantee. One input in three counts with the fixture's encoding,
+//! the others with a committed tokenizer file (Qwen3, tekken).
 #![no_main]
+
+#[path = "tokenizers.rs"]
+mod tokenizers;
 
 use libfuzzer_sys::fuzz_target;
 use packer::pack::ExcerptOptions;
-use packer::{Counter, Envelope, Fixture, Limits, Options, Policy, Request, settings};
+use packer::{Envelope, Fixture, Limits, Options, Policy, Request, settings};
 
 fuzz_target!(|data: &[u8]| {
     let limits = Limits {
@@ -15,10 +19,15 @@ fuzz_target!(|data: &[u8]| {
     let Ok(fixture) = Fixture::from_bytes(data, &limits) else {
         return;
     };
-    let Ok(resolved) = settings(&fixture, &Request::default()) else {
+    let tokenizer = (data.len() % 3 != 0).then(|| tokenizers::file(data.len() % 3 - 1));
+    let base = Request {
+        tokenizer,
+        ..Request::default()
+    };
+    let Ok(resolved) = settings(&fixture, &base) else {
         return;
     };
-    let counter = Counter::new(resolved.encoding);
+    let counter = resolved.counter();
     let cases = Policy::ALL
         .into_iter()
         .flat_map(|policy| Envelope::ALL.map(|envelope| (policy, envelope)));
@@ -37,7 +46,7 @@ fuzz_target!(|data: &[u8]| {
                             max_chars: 200,
                         }),
                     },
-                    ..Request::default()
+                    ..base.clone()
                 };
                 let Ok(outcome) = packer::pack(&fixture, &request) else {
                     continue;
