@@ -19,13 +19,8 @@ use crate::fixture::Document;
 use crate::focus::{Focus, Reader};
 use crate::tokens::{Counter, Splitting};
 
-/// What a tokenizer file must have for packing (the `unsupported-tokenizer`
-/// component when it does not).
-const PACKING_NEEDS: &str = "a pre-tokenizer other than one tiktoken-family split pattern \
-     (several split stages, a prefix space or another pattern), so an envelope cannot be \
-     counted entry by entry for packing (packer count still counts with it)";
-
 mod max_fill;
+mod whole;
 
 /// The order in which documents are tried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -171,18 +166,26 @@ pub fn plan(
     available: u64,
     options: &Options,
 ) -> Result<Plan, Error> {
+    // Every layout is counted entry by entry, which is exact only for a
+    // tiktoken-family pre-tokenizer (see crate::envelope); with another one
+    // (a tokenizer file with several split stages, say) every candidate
+    // payload is counted whole instead (see whole.rs).
+    let whole = counter.splitting() != Splitting::Tiktoken;
+    plan_counting(documents, counter, available, options, whole)
+}
+
+/// [`plan`], counting every candidate payload whole when `whole`.
+fn plan_counting(
+    documents: &[Document],
+    counter: Counter,
+    available: u64,
+    options: &Options,
+    whole: bool,
+) -> Result<Plan, Error> {
     if let Some(excerpt) = &options.excerpt
         && crate::focus::terms(&excerpt.query).is_empty()
     {
         return Err(Error::EmptyQuery);
-    }
-    // Every layout is counted entry by entry, which is exact only for a
-    // tiktoken-family pre-tokenizer (see crate::envelope); a tokenizer file
-    // with another one is refused rather than counted approximately.
-    if counter.splitting() != Splitting::Tiktoken {
-        return Err(Error::UnsupportedTokenizer {
-            component: PACKING_NEEDS.into(),
-        });
     }
     // One parallel pass: each document's content alone, its envelope entry
     // and, with omissions noted, its omitted entry.
@@ -210,7 +213,7 @@ pub fn plan(
         omitted.extend(omitted_entry);
     }
     let layout = Layout::new(maker, entries, notes.then_some(omitted));
-    let mut selector = Selector::new(&layout, available, content_tokens)?;
+    let mut selector = Selector::new(&layout, available, content_tokens, whole)?;
     selector.excerpts = options.excerpt.as_ref().map(|excerpt| Excerpts {
         options: excerpt,
         documents,
@@ -241,7 +244,11 @@ pub fn plan(
         }
         Policy::MaxFill => {
             let rest: Vec<usize> = rest.map(|d| d.index).collect();
-            Some(selector.max_fill(&required, &rest))
+            Some(if selector.whole {
+                selector.fill_counting_whole(&rest)
+            } else {
+                selector.max_fill(&required, &rest)
+            })
         }
     };
     selector.finish(optimal)
@@ -297,6 +304,11 @@ struct Excerpts<'a> {
 /// The state of one selection run.
 struct Selector<'a> {
     layout: &'a Layout,
+    /// Count every candidate payload whole instead of by the tally's
+    /// per-entry arithmetic.
+    whole: bool,
+    /// When counting whole: the exact count of the payload as it stands.
+    counted: usize,
     excerpts: Option<Excerpts<'a>>,
     available: u64,
     content_tokens: Vec<usize>,
@@ -307,9 +319,18 @@ struct Selector<'a> {
 }
 
 impl<'a> Selector<'a> {
-    fn new(layout: &'a Layout, available: u64, content_tokens: Vec<usize>) -> Result<Self, Error> {
+    fn new(
+        layout: &'a Layout,
+        available: u64,
+        content_tokens: Vec<usize>,
+        whole: bool,
+    ) -> Result<Self, Error> {
         let tally = Tally::new(layout);
-        let empty = tally.total();
+        let empty = if whole {
+            whole::count(layout, &[], |_| None)
+        } else {
+            tally.total()
+        };
         if empty as u64 > available {
             let without_notes = layout.notes_omissions().then(|| {
                 let entries = layout.entries();
@@ -318,7 +339,11 @@ impl<'a> Selector<'a> {
                     Vec::new(),
                     None,
                 );
-                Tally::new(&bare).total()
+                if whole {
+                    whole::count(&bare, &[], |_| None)
+                } else {
+                    Tally::new(&bare).total()
+                }
             });
             return Err(Error::EmptyEnvelopeDoesNotFit {
                 needed: empty,
@@ -329,6 +354,8 @@ impl<'a> Selector<'a> {
         }
         Ok(Selector {
             layout,
+            whole,
+            counted: empty,
             excerpts: None,
             available,
             content_tokens,
@@ -351,13 +378,14 @@ impl<'a> Selector<'a> {
             return Ok(());
         }
         // The shortfall: the envelope with every required document in.
-        let mut all = Tally::new(self.layout);
-        for &index in required {
-            all.push(index);
-        }
+        let needed = if self.whole {
+            whole::count(self.layout, required, |_| None)
+        } else {
+            self.layout.total(required)
+        };
         Err(Error::RequiredDoesNotFit {
             indices: missing,
-            needed: all.total(),
+            needed,
             available: self.available,
             decisions: not_tried(&self.content_tokens, &self.decisions),
         })
@@ -369,12 +397,13 @@ impl<'a> Selector<'a> {
     }
 
     fn try_add_as(&mut self, index: usize, reason: Reason) -> bool {
-        let before = self.tally.total();
-        let after = self.tally.total_with(index);
+        let before = self.total();
+        let after = self.total_with(index, None, true);
         let fits = after as u64 <= self.available;
         if fits {
             self.tally.push(index);
             self.order.push(index);
+            self.counted = after;
             self.decide(index, reason, before, after);
         } else {
             self.skipped.push(index);
@@ -431,7 +460,7 @@ impl<'a> Selector<'a> {
         let options = excerpts.options;
         let focus = Focus::new(&document.content, Some(&options.query), options.context);
         let maker = self.layout.entries();
-        let before = self.tally.total();
+        let before = self.total();
         for windows in (1..=focus.windows()).rev() {
             let excerpt = focus.excerpt_for(Reader::Model, windows, options.max_chars);
             if !excerpt.shows_lines {
@@ -443,17 +472,12 @@ impl<'a> Selector<'a> {
                 of_chars: focus.chars(),
             };
             let entry = maker.document(document, &excerpt.text, Some(&label));
-            let after = self.tally.total_with_counts(index, entry.counts(), at_end);
+            let after = self.total_with(index, Some(&entry), at_end);
             if after as u64 <= self.available {
                 self.tally.push_counts(index, entry.counts(), at_end);
-                if at_end {
-                    self.order.push(index);
-                } else {
-                    let at = self.order.partition_point(|&i| {
-                        i < index || self.decisions[i].is_some_and(|d| d.reason == Reason::Required)
-                    });
-                    self.order.insert(at, index);
-                }
+                let at = self.place(index, at_end);
+                self.order.insert(at, index);
+                self.counted = after;
                 self.decide(index, Reason::ExcerptFits, before, after);
                 if let Some(excerpts) = &mut self.excerpts {
                     excerpts.chosen.insert(index, entry);
@@ -468,7 +492,6 @@ impl<'a> Selector<'a> {
     /// count of the payload (a difference is a bug, reported as an internal
     /// error rather than a wrong number).
     fn finish(self, optimal: Option<bool>) -> Result<Plan, Error> {
-        let used_tokens = self.tally.total();
         let payload_text = match &self.excerpts {
             Some(excerpts) => self
                 .layout
@@ -476,6 +499,11 @@ impl<'a> Selector<'a> {
             None => self.layout.render(&self.order),
         };
         let counted = self.layout.counter().count(&payload_text);
+        let used_tokens = if self.whole {
+            counted
+        } else {
+            self.tally.total()
+        };
         if counted != used_tokens {
             return Err(Error::CountMismatch {
                 counted,
@@ -786,6 +814,74 @@ mod tests {
                 ..Options::default()
             };
             assert_eq!(run(&documents, 100, options), Err(Error::EmptyQuery));
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(32))]
+
+        /// Counting every candidate whole gives what the per-entry
+        /// arithmetic gives, wherever that arithmetic holds: the same plan
+        /// under in-order and priority, and under max-fill a plan never
+        /// below in-order, never above the arithmetic's proven optimum, and
+        /// exact with justified skips.
+        #[test]
+        fn counting_whole_agrees_with_the_per_entry_arithmetic(
+            texts in proptest::collection::vec("[a-z0-9 ,.{}\"\n日本🙂-]{1,40}", 1..7),
+            budget in 10u64..160,
+            envelope in 0usize..3,
+            notes in proptest::bool::ANY,
+            excerpt in proptest::bool::ANY,
+            first_required in proptest::bool::ANY,
+        ) {
+            let mut documents: Vec<Document> = texts
+                .iter()
+                .enumerate()
+                .map(|(i, text)| document(i, &format!("x{text}")))
+                .collect();
+            documents[0].required = first_required;
+            documents.last_mut().unwrap().priority = 3;
+            let counter = Counter::new(Encoding::Cl100kBase);
+            for policy in Policy::ALL {
+                let options = Options {
+                    policy,
+                    envelope: Envelope::ALL[envelope],
+                    note_omissions: notes,
+                    note_omissions_max: 2,
+                    excerpt: excerpt.then(|| ExcerptOptions {
+                        query: "x".into(),
+                        context: 0,
+                        max_chars: 30,
+                    }),
+                };
+                let by_entry = plan_counting(&documents, counter, budget, &options, false);
+                let whole = plan_counting(&documents, counter, budget, &options, true);
+                let (by_entry, whole) = match (by_entry, whole) {
+                    (Ok(a), Ok(b)) => (a, b),
+                    (a, b) => {
+                        proptest::prop_assert_eq!(a.err(), b.err());
+                        continue;
+                    }
+                };
+                proptest::prop_assert_eq!(whole.used_tokens, counter.count(&whole.payload_text));
+                proptest::prop_assert!(whole.used_tokens as u64 <= budget);
+                for decision in whole.decisions.iter().filter(|d| !d.selected) {
+                    proptest::prop_assert!(decision.needed_tokens > decision.free_tokens as i64);
+                }
+                if policy == Policy::MaxFill && !excerpt {
+                    let in_order = Options { policy: Policy::InOrder, ..options.clone() };
+                    let floor = plan_counting(&documents, counter, budget, &in_order, true).unwrap();
+                    proptest::prop_assert!(whole.used_tokens >= floor.used_tokens);
+                    if by_entry.optimal == Some(true) {
+                        proptest::prop_assert!(whole.used_tokens <= by_entry.used_tokens);
+                    }
+                    if whole.optimal == Some(true) && by_entry.optimal == Some(true) {
+                        proptest::prop_assert_eq!(whole.used_tokens, by_entry.used_tokens);
+                    }
+                } else {
+                    proptest::prop_assert_eq!(whole, by_entry);
+                }
+            }
         }
     }
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use assert_cmd::Command;
-use packer::{Counter, Fixture, Limits, Request, Splitting, Tokenizer};
+use packer::{Counter, Envelope, Fixture, Limits, Options, Policy, Request, Splitting, Tokenizer};
 use serde::Deserialize;
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tokenizers");
@@ -401,10 +401,11 @@ fn tokenizer_conflicts_with_encoding_and_model() {
 }
 
 #[test]
-fn a_file_whose_pre_tokenizer_has_several_split_stages_counts_but_is_refused_for_packing() {
+fn a_file_whose_pre_tokenizer_has_several_split_stages_packs_by_counting_whole() {
     // Qwen3's file with its Split stage given twice: the same pieces (a
     // split of a piece by the same pattern is the piece), but not the one
-    // tiktoken-family pass the per-entry envelope count was shown for.
+    // tiktoken-family pass the per-entry envelope count was shown for, so
+    // every candidate payload is counted whole.
     let (name, bytes) = file_bytes("qwen3");
     let mut json: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
     let stages = json["pre_tokenizer"]["pretokenizers"]
@@ -415,22 +416,79 @@ fn a_file_whose_pre_tokenizer_has_several_split_stages_counts_but_is_refused_for
     let twice = Tokenizer::from_bytes(&name, &serde_json::to_vec(&json).unwrap()).unwrap();
     let counter = Counter::with_tokenizer(twice);
     assert_eq!(counter.splitting(), Splitting::Whole);
-    let qwen3 = Counter::with_tokenizer(tokenizer("qwen3"));
-    for case in vectors().texts.iter().filter(|c| c.tokenizer == "qwen3") {
-        assert_eq!(counter.count(&case.text), case.count, "{}", case.name);
-        assert_eq!(qwen3.count(&case.text), case.count, "{}", case.name);
-    }
-    let fixture = fixture_json(&["one document".to_owned()]);
-    let fixture = Fixture::from_bytes(fixture.as_bytes(), &Limits::default()).unwrap();
-    let request = Request {
+    let once = tokenizer("qwen3");
+    let qwen3 = Counter::with_tokenizer(once);
+    assert_eq!(qwen3.splitting(), Splitting::Tiktoken);
+    let texts: Vec<String> = vectors()
+        .texts
+        .iter()
+        .filter(|c| c.tokenizer == "qwen3")
+        .map(|case| {
+            assert_eq!(counter.count(&case.text), case.count, "{}", case.name);
+            assert_eq!(qwen3.count(&case.text), case.count, "{}", case.name);
+            format!("x{}", case.text)
+        })
+        .collect();
+    // Packing counting whole gives what the per-entry count gives with the
+    // same pieces (checked against the reference elsewhere): the same plans
+    // under in-order and priority, and under max-fill an exact plan never
+    // below in-order.
+    let fixture =
+        Fixture::from_bytes(fixture_json(&texts[..16]).as_bytes(), &Limits::default()).unwrap();
+    let all = Request {
         tokenizer: Some(twice),
         ..Request::default()
     };
-    let error = packer::pack(&fixture, &request).unwrap_err();
-    assert_eq!(error.code(), "unsupported-tokenizer");
-    assert_eq!(error.exit_status(), 3);
-    assert!(
-        error.to_string().contains("several split stages"),
-        "{error}"
-    );
+    let all = packer::pack(&fixture, &all).unwrap().plan.used_tokens as u64;
+    // (Counting whole is slow in a debug build: a few budgets suffice.)
+    for budget in [all / 3, all * 2 / 3] {
+        for envelope in Envelope::ALL {
+            for note_omissions in [false, true] {
+                for policy in Policy::ALL {
+                    let options = Options {
+                        policy,
+                        envelope,
+                        note_omissions,
+                        note_omissions_max: 3,
+                        ..Options::default()
+                    };
+                    let request = |tokenizer| Request {
+                        tokenizer: Some(tokenizer),
+                        budget: packer::PartialBudget {
+                            context_tokens: Some(budget),
+                            ..packer::PartialBudget::default()
+                        },
+                        options: options.clone(),
+                        ..Request::default()
+                    };
+                    let whole = packer::pack(&fixture, &request(twice)).unwrap().plan;
+                    let by_entry = packer::pack(&fixture, &request(once)).unwrap().plan;
+                    let case = format!("{budget} {envelope:?} {note_omissions} {policy:?}");
+                    assert_eq!(
+                        whole.used_tokens,
+                        qwen3.count(&whole.payload_text),
+                        "{case}"
+                    );
+                    assert!(whole.used_tokens as u64 <= budget, "{case}");
+                    for skip in whole.decisions.iter().filter(|d| !d.selected) {
+                        assert!(skip.needed_tokens > skip.free_tokens as i64, "{case}");
+                    }
+                    if policy == Policy::MaxFill {
+                        assert!(whole.used_tokens <= by_entry.used_tokens, "{case}");
+                        let in_order = Request {
+                            options: Options {
+                                policy: Policy::InOrder,
+                                ..options.clone()
+                            },
+                            ..request(twice)
+                        };
+                        let floor = packer::pack(&fixture, &in_order).unwrap().plan;
+                        assert!(whole.used_tokens >= floor.used_tokens, "{case}");
+                    } else {
+                        assert_eq!(whole, by_entry, "{case}");
+                    }
+                }
+            }
+        }
+    }
 }

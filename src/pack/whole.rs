@@ -1,0 +1,134 @@
+//! Packing with a tokenizer whose pre-tokenizer the per-entry counting
+//! argument was not shown exact for (a tokenizer file with several split
+//! stages or a prefix space, [`crate::Splitting::Whole`]): every candidate
+//! payload is rendered and counted whole. Exact by construction, and slower:
+//! each decision costs a count of the payload as it would be, so packing
+//! `n` documents into a payload of `p` bytes tokenizes about `n × p` bytes.
+//!
+//! Every policy works; `max-fill` fills in input order, then again while a
+//! document left out fits at its place, and is proven the fullest only when
+//! the payload uses the whole budget or (without notes) every document is
+//! in.
+
+use super::{Reason, Selector};
+use crate::envelope::{Entry, Layout};
+
+/// The exact count of `layout`'s payload holding documents `order`, where
+/// `replace` may give another entry for a document (a focused excerpt).
+pub(super) fn count<'e>(
+    layout: &'e Layout,
+    order: &[usize],
+    replace: impl Fn(usize) -> Option<&'e Entry>,
+) -> usize {
+    layout.counter().count(&layout.render_with(order, replace))
+}
+
+impl Selector<'_> {
+    /// The exact count of the payload as it stands.
+    pub(super) fn total(&self) -> usize {
+        if self.whole {
+            self.counted
+        } else {
+            self.tally.total()
+        }
+    }
+
+    /// The exact count of the payload with document `index` added, whole or
+    /// as the focused excerpt `entry`, at the end when `at_end`, else at its
+    /// input-order place.
+    pub(super) fn total_with(&self, index: usize, entry: Option<&Entry>, at_end: bool) -> usize {
+        if !self.whole {
+            return match entry {
+                Some(entry) => self.tally.total_with_counts(index, entry.counts(), at_end),
+                None => self.tally.total_with_at(index, at_end),
+            };
+        }
+        let mut order = self.order.clone();
+        order.insert(self.place(index, at_end), index);
+        let chosen = self.excerpts.as_ref().map(|excerpts| &excerpts.chosen);
+        count(self.layout, &order, |i| match entry {
+            Some(entry) if i == index => Some(entry),
+            _ => chosen.and_then(|chosen| chosen.get(&i)),
+        })
+    }
+
+    /// Where document `index` goes in the payload order: at the end, or
+    /// after the required documents and those before it in the input.
+    pub(super) fn place(&self, index: usize, at_end: bool) -> usize {
+        if at_end {
+            return self.order.len();
+        }
+        self.order.partition_point(|&i| {
+            i < index || self.decisions[i].is_some_and(|d| d.reason == Reason::Required)
+        })
+    }
+
+    /// `max-fill` counting whole: fills in input order (as `in-order`
+    /// does), then again while a document left out fits at its place
+    /// without shrinking the count (with omissions noted, taking a document
+    /// can shrink it; `max-fill` wants the fullest payload); then focused
+    /// excerpts of those left out; then every document still out is a skip
+    /// with the numbers of its last trial that did not fit. Returns whether
+    /// the choice is proven the fullest.
+    pub(super) fn fill_counting_whole(&mut self, rest: &[usize]) -> bool {
+        let mut trials = vec![None; self.decisions.len()];
+        let mut first = true;
+        loop {
+            let mut added = false;
+            for &index in rest {
+                if self.decisions[index].is_some() {
+                    continue;
+                }
+                let before = self.total();
+                let after = self.total_with(index, None, false);
+                if after as u64 > self.available {
+                    trials[index] = Some((before, after));
+                } else if first || after >= before {
+                    self.add_whole(index, before, after);
+                    added = true;
+                }
+            }
+            first = false;
+            if !added {
+                break;
+            }
+        }
+        for &index in rest {
+            if self.decisions[index].is_none() {
+                self.try_excerpt(index, false);
+            }
+        }
+        for &index in rest {
+            if self.decisions[index].is_some() {
+                continue;
+            }
+            let before = self.total();
+            let after = self.total_with(index, None, false);
+            if after as u64 <= self.available && after >= before {
+                self.add_whole(index, before, after);
+                continue;
+            }
+            let (before, after) = if after as u64 > self.available {
+                (before, after)
+            } else {
+                trials[index].expect("a document left out failed a trial")
+            };
+            self.skipped.push(index);
+            self.decide(index, Reason::WholeDocumentDoesNotFit, before, after);
+        }
+        let everything = !self.layout.notes_omissions()
+            && self
+                .decisions
+                .iter()
+                .all(|d| d.is_some_and(|d| matches!(d.reason, Reason::Fits | Reason::Required)));
+        self.total() as u64 == self.available || everything
+    }
+
+    /// Adds document `index` whole at its input-order place.
+    fn add_whole(&mut self, index: usize, before: usize, after: usize) {
+        let at = self.place(index, false);
+        self.order.insert(at, index);
+        self.counted = after;
+        self.decide(index, Reason::Fits, before, after);
+    }
+}
