@@ -98,7 +98,7 @@ impl ToolError {
         match self {
             ToolError::Packer(error) => in_argument_names(error.to_string()),
             ToolError::OutsideRoot => "the path lies outside every root this server may read \
-                 (its --root directories); give a directory inside one of them"
+                 (its --root directories); give a path inside one of them"
                 .into(),
             ToolError::Usage(message) => message.clone(),
             ToolError::Internal => {
@@ -219,6 +219,13 @@ impl Server {
         let request = request(&args, &self.roots)?;
         let options = args.collect_options()?;
         let dir = self.roots.resolve(path)?;
+        if !dir.is_dir() {
+            return Err(ToolError::Usage(format!(
+                "{} is a file, not a directory; give the directory that holds it (and the \
+                 argument 'files' to pack only some of its files)",
+                packer::output::terminal_safe(path)
+            )));
+        }
         let collection = match packer::collect::collect(&dir, &options, |_| {}) {
             // Without a Git remote to derive urls from, files get urls under
             // a reserved name rather than failing the call.
@@ -300,19 +307,11 @@ impl Server {
                 CallToolResult::success(content)
             }
             Err(error) => {
-                let list = error.list();
-                let text = list.lines().join("\n");
-                let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
-                if self.summary == SummaryArg::Structured {
-                    let mut errors = serde_json::to_value(&list).unwrap_or(Value::Null);
-                    if let (ToolError::Packer(error), Value::Object(map)) = (&error, &mut errors)
-                        && let Some((shortfall, _)) = error.shortfall()
-                    {
-                        map.insert("shortfallTokens".into(), shortfall.into());
-                    }
-                    result.structured_content = Some(errors);
-                }
-                result
+                // Text only: structured content would have to follow the
+                // tool's output schema (a pack's summary), and clients that
+                // check it would lose the error.
+                let text = error.list().lines().join("\n");
+                CallToolResult::error(vec![ContentBlock::text(text)])
             }
         }
     }
@@ -397,10 +396,11 @@ pub fn run(args: McpArgs) -> Result<i32, packer::Error> {
     let roots = match Roots::new(&args.roots) {
         Ok(roots) => roots,
         Err(index) => {
-            eprintln!(
-                "error[usage]: --root number {} is not a directory that can be read",
-                index + 1
+            let root = args.roots.get(index).map_or_else(
+                || ".".to_owned(),
+                |root| packer::output::terminal_safe(&root.to_string_lossy()),
             );
+            eprintln!("error[usage]: --root {root} is not a directory that can be read");
             return Ok(EXIT_USAGE);
         }
     };

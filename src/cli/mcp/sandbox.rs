@@ -54,7 +54,10 @@ impl Roots {
             return Err(ToolError::OutsideRoot);
         }
         let canonical = lexical.canonicalize().map_err(|error| {
-            ToolError::Packer(packer::Error::UnreadableInput { kind: error.kind() })
+            ToolError::Packer(packer::Error::ReadFailed {
+                path: packer::output::terminal_safe(given),
+                kind: error.kind(),
+            })
         })?;
         if !self.contains(&canonical) {
             return Err(ToolError::OutsideRoot);
