@@ -323,9 +323,16 @@ def test_the_readme_example_runs():
     readme = (ROOT / "python" / "README.md").read_text()
     block = readme.split("```python\n", 1)[1].split("```", 1)[0]
     sent = []
-    namespace = {"send_to_model": sent.append, "print": lambda *args: None}
+    printed = []
+    namespace = {
+        "send_to_model": sent.append,
+        "print": lambda *args: printed.append(" ".join(str(arg) for arg in args)),
+    }
     exec(compile(block, "README.md", "exec"), namespace)
     assert sent and sent[0].startswith('{"documents":[')
+    # What the README says the first print shows, it shows.
+    shown = block.split("print(", 1)[1].split("\n# ", 1)[1].split("\n", 1)[0]
+    assert printed[0] == shown
 
 
 @pytest.fixture(scope="module")
