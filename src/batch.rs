@@ -266,7 +266,7 @@ fn pack_line(line: Line, options: &BatchOptions) -> Packed {
                 let refusal = crate::settings(&fixture, request)
                     .ok()
                     .and_then(|settings| {
-                        Refusal::new(&fixture, &settings, request.options.policy, &error)
+                        Refusal::new(&fixture, &settings, &request.options, &error)
                     });
                 return refused(&error, refusal.as_ref());
             }

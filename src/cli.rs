@@ -636,9 +636,15 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
             // Something does not fit: still say what was decided.
             if error.shortfall().is_some() {
                 let settings = packer::settings(&fixture, &request)?;
-                let policy = request.options.policy;
                 with_stdout(|out| {
-                    output::write_refusal(&fixture, &settings, policy, &error, format, out)
+                    output::write_refusal(
+                        &fixture,
+                        &settings,
+                        &request.options,
+                        &error,
+                        format,
+                        out,
+                    )
                 })?;
             }
             return Err(error);

@@ -13,7 +13,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 use crate::budget::Budget;
 use crate::error::Error;
 use crate::fixture::Fixture;
-use crate::pack::{Decision, Policy, Reason};
+use crate::pack::{Decision, Options, Policy, Reason};
 use crate::{Outcome, Settings};
 
 /// The output formats of `packer pack`.
@@ -51,6 +51,17 @@ pub struct Method {
 }
 
 impl Method {
+    /// The method of a pack refused before a plan (nothing to be optimal).
+    pub fn refused(settings: &Settings, options: &Options) -> Method {
+        Method {
+            encoding: settings.counter().label(),
+            tokenizer_sha256: settings.tokenizer.map(|t| t.sha256()),
+            policy: options.policy.name(),
+            envelope: options.envelope.name(),
+            optimal: None,
+        }
+    }
+
     /// The method of `outcome`.
     pub fn of(outcome: &Outcome) -> Method {
         Method {
@@ -143,10 +154,9 @@ impl<'a> DecisionRecord<'a> {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Refusal<'a> {
-    /// The encoding counted with.
-    pub encoding: &'static str,
-    /// The policy's name.
-    pub policy: &'static str,
+    /// The encoding, policy and envelope.
+    #[serde(flatten)]
+    pub method: Method,
     /// The budget after overrides.
     pub budget: Budget,
     /// The budget left for the payload.
@@ -167,13 +177,12 @@ impl<'a> Refusal<'a> {
     pub fn new(
         fixture: &'a Fixture,
         settings: &Settings,
-        policy: Policy,
+        options: &Options,
         error: &Error,
     ) -> Option<Refusal<'a>> {
         let (shortfall, decisions) = error.shortfall()?;
         Some(Refusal {
-            encoding: settings.encoding.name(),
-            policy: policy.name(),
+            method: Method::refused(settings, options),
             budget: settings.budget,
             available_tokens: settings.available_tokens,
             selected_ids: Vec::new(),
@@ -649,7 +658,7 @@ fn wrap(text: &str, width: usize, indent: usize) -> String {
 pub fn write_refusal(
     fixture: &Fixture,
     settings: &Settings,
-    policy: Policy,
+    options: &Options,
     error: &Error,
     format: Format,
     out: &mut (impl Write + ?Sized),
@@ -659,7 +668,7 @@ pub fn write_refusal(
     };
     match format {
         Format::Json | Format::Summary => {
-            if let Some(refusal) = Refusal::new(fixture, settings, policy, error) {
+            if let Some(refusal) = Refusal::new(fixture, settings, options, error) {
                 serde_json::to_writer_pretty(&mut *out, &refusal)?;
                 out.write_all(b"\n")?;
             }
@@ -671,9 +680,10 @@ pub fn write_refusal(
             let mut text = String::new();
             let _ = writeln!(
                 text,
-                "policy {}, encoding {}: nothing packed, {} short of {} available",
-                policy.name(),
-                settings.encoding.name(),
+                "policy {}, encoding {}, envelope {}: nothing packed, {} short of {} available",
+                options.policy.name(),
+                settings.counter().label(),
+                options.envelope.name(),
                 shortfall,
                 settings.available_tokens,
             );
@@ -690,7 +700,7 @@ pub fn write_refusal(
             let table = Table {
                 fixture,
                 decisions,
-                priority: policy == Policy::Priority,
+                priority: options.policy == Policy::Priority,
                 width: NO_WRAP,
             };
             table.write(&(0..decisions.len()).collect::<Vec<_>>(), None, &mut text);

@@ -352,9 +352,7 @@ fn pack(
         let outcome = packer::pack(&fixture, &request).map_err(|error| {
             let refusal = packer::settings(&fixture, &request)
                 .ok()
-                .and_then(|settings| {
-                    Refusal::new(&fixture, &settings, request.options.policy, &error)
-                })
+                .and_then(|settings| Refusal::new(&fixture, &settings, &request.options, &error))
                 .map(|refusal| {
                     serde_json::to_string(&refusal).expect("the refusal always serializes")
                 });
