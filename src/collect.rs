@@ -561,9 +561,41 @@ fn order(dir: &Path, documents: &mut [CollectedDocument], options: &CollectOptio
         let rank = |d: &CollectedDocument| ranks.get(&d.id).copied().unwrap_or(usize::MAX);
         b.priority
             .cmp(&a.priority)
+            .then_with(|| is_lock_file(&a.id).cmp(&is_lock_file(&b.id)))
             .then_with(|| rank(a).cmp(&rank(b)))
             .then_with(|| a.id.cmp(&b.id))
     });
+}
+
+/// Package managers' lock files: generated, long, and seldom what a
+/// question is about, so they go after every other file of their priority.
+const LOCK_FILES: [&str; 20] = [
+    "Cargo.lock",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "bun.lock",
+    "deno.lock",
+    "poetry.lock",
+    "Pipfile.lock",
+    "uv.lock",
+    "pdm.lock",
+    "Gemfile.lock",
+    "composer.lock",
+    "go.sum",
+    "flake.lock",
+    "mix.lock",
+    "pubspec.lock",
+    "Podfile.lock",
+    "packages.lock.json",
+    "Package.resolved",
+];
+
+/// Whether the file `id` names is a lock file ([`LOCK_FILES`]).
+pub fn is_lock_file(id: &str) -> bool {
+    let name = id.rsplit('/').next().unwrap_or(id);
+    LOCK_FILES.contains(&name)
 }
 
 /// The `--glob` patterns as a plain matcher (gitignore syntax, `!` to

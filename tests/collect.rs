@@ -206,11 +206,11 @@ fn hidden_and_ignored_files_need_their_own_flags_and_git_never_comes_in() {
     assert_eq!(
         ids(&collection),
         [
-            "Cargo.lock",
             "README.md",
             "build/out.txt",
             "secret.txt",
-            "src/main.rs"
+            "src/main.rs",
+            "Cargo.lock"
         ]
     );
     for globs in [
@@ -567,6 +567,39 @@ fn git_order_puts_recent_changes_first_within_equal_priority() {
     // In a subdirectory, ranks are relative to it.
     let sub = collect::collect(&dir.path().join("docs"), &by_git, |_| {}).unwrap();
     assert_eq!(doc_ids(&sub), ["guide.md"]);
+}
+
+#[test]
+fn lock_files_come_after_every_other_file_of_their_priority() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(
+        dir.path(),
+        &[
+            ("Cargo.lock", "# generated\n"),
+            ("README.md", "# R\n"),
+            ("web/package-lock.json", "{}\n"),
+            ("web/index.js", "// js\n"),
+            ("src/lib.rs", "// lib\n"),
+        ],
+    );
+    let collection = collect::collect(dir.path(), &options(&[]), |_| {}).unwrap();
+    assert_eq!(
+        ids(&collection),
+        [
+            "README.md",
+            "src/lib.rs",
+            "web/index.js",
+            "Cargo.lock",
+            "web/package-lock.json"
+        ]
+    );
+    // A priority rule still puts one first.
+    let wanted = CollectOptions {
+        priorities: vec!["Cargo.lock=1".parse().unwrap()],
+        ..options(&[])
+    };
+    let collection = collect::collect(dir.path(), &wanted, |_| {}).unwrap();
+    assert_eq!(ids(&collection)[0], "Cargo.lock");
 }
 
 #[test]
