@@ -592,7 +592,8 @@ const LOCK_FILES: [&str; 20] = [
     "Package.resolved",
 ];
 
-/// Whether the file `id` names is a lock file ([`LOCK_FILES`]).
+/// Whether the file `id` names is a package manager's lock file
+/// (`Cargo.lock`, `package-lock.json`, `go.sum`, ...).
 pub fn is_lock_file(id: &str) -> bool {
     let name = id.rsplit('/').next().unwrap_or(id);
     LOCK_FILES.contains(&name)
