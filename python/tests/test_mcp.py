@@ -17,6 +17,7 @@ import subprocess
 import tempfile
 
 import anyio
+import jsonschema
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -82,6 +83,30 @@ def tree(tmp_path):
     return tmp_path
 
 
+class Checked:
+    """A client session whose every tool result is checked as the strictest
+    clients check it (the MCP TypeScript SDK's): structured content, when
+    there is any, must follow the tool's declared output schema, errors
+    included."""
+
+    def __init__(self, client, schemas):
+        self.client = client
+        self.schemas = schemas
+
+    async def list_tools(self):
+        return await self.client.list_tools()
+
+    async def call_tool(self, name, arguments):
+        result = await self.client.call_tool(name, arguments)
+        schema = self.schemas.get(name)
+        if result.structured_content is not None:
+            assert schema is not None, f"{name} returned structured content without a schema"
+            jsonschema.validate(result.structured_content, schema)
+        elif schema is not None:
+            assert result.is_error, f"{name} declares an output schema but returned none"
+        return result
+
+
 def session(roots, body):
     """Starts `packer mcp --root ...`, initializes a session and runs `body`."""
     args = ["mcp"]
@@ -94,7 +119,9 @@ def session(roots, body):
             async with stdio_client(params, errlog=quiet) as (read, write):
                 async with ClientSession(read, write) as client:
                     await client.initialize()
-                    return await body(client)
+                    tools = (await client.list_tools()).tools
+                    schemas = {tool.name: tool.output_schema for tool in tools if tool.output_schema}
+                    return await body(Checked(client, schemas))
 
     return anyio.run(main)
 
