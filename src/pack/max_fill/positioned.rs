@@ -162,3 +162,42 @@ fn highest_at_most(set: &[u64], limit: usize) -> Option<usize> {
         (word != 0).then(|| at * 64 + 63 - word.leading_zeros() as usize)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shifted_or_crosses_words_and_drops_values_past_the_limit() {
+        let mut source = vec![0u64; 3];
+        source[0] = 1 << 1 | 1 << 63;
+        source[1] = 1 << 6; // 70
+        let mut target = vec![0u64; 3];
+        target[0] = 1 << 4;
+        // {4} ∪ ({1, 63, 70} + 60), below 130.
+        or_shifted(&mut target, &source, 60, 130);
+        for value in [4, 61, 123] {
+            assert!(contains(&target, value), "{value}");
+        }
+        assert!(!contains(&target, 130) && !contains(&target, 1));
+        // By whole words; nothing lands past the limit.
+        let mut target = vec![0u64; 3];
+        or_shifted(&mut target, &source, 128, 160);
+        assert!(contains(&target, 129));
+        assert!(!contains(&target, 191) && !contains(&target, 198));
+    }
+
+    #[test]
+    fn the_highest_value_at_most_a_limit() {
+        let mut set = vec![0u64; 2];
+        set[0] = 1 << 3 | 1 << 63;
+        set[1] = 1 << 5; // 69
+        assert_eq!(highest_at_most(&set, 200), Some(69));
+        assert_eq!(highest_at_most(&set, 69), Some(69));
+        assert_eq!(highest_at_most(&set, 68), Some(63));
+        assert_eq!(highest_at_most(&set, 63), Some(63));
+        assert_eq!(highest_at_most(&set, 62), Some(3));
+        assert_eq!(highest_at_most(&set, 2), None);
+        assert_eq!(highest_at_most(&[], 10), None);
+    }
+}
