@@ -275,7 +275,7 @@ fn start_up(root: &Path, packer: &str, reference: Option<&str>, out: &Path) {
         let ours = [packer, "pack", guide, "--encoding", encoding];
         let Some(reference) = reference else {
             let times = race(&[&ours]);
-            println!("| {encoding} | {} |", ms(times[0]));
+            println!("| {encoding} | {} |", fine_ms(times[0]));
             continue;
         };
         let theirs = ["node", reference, guide, "--encoding", encoding];
@@ -287,7 +287,7 @@ fn start_up(root: &Path, packer: &str, reference: Option<&str>, out: &Path) {
         let times = race(&[&ours, &theirs]);
         println!(
             "| {encoding} | {} | {} | {:.3}x |",
-            ms(times[0]),
+            fine_ms(times[0]),
             ms(times[1]),
             secs(times[0]) / secs(times[1])
         );
@@ -427,6 +427,11 @@ fn race(commands: &[&[&str]]) -> Vec<Duration> {
 
 fn secs(duration: Duration) -> f64 {
     duration.as_secs_f64()
+}
+
+/// Milliseconds with one decimal, for times of a few milliseconds.
+fn fine_ms(duration: Duration) -> String {
+    format!("{:.1} ms", duration.as_secs_f64() * 1000.0)
 }
 
 fn ms(duration: Duration) -> String {

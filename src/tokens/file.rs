@@ -617,7 +617,7 @@ struct ModelType<'a> {
 
 #[derive(Deserialize)]
 struct BpeModel<'a> {
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "vocab_map")]
     vocab: FxHashMap<Cow<'a, str>, u32>,
     #[serde(borrow)]
     merges: Vec<MergeLine<'a>>,
@@ -631,6 +631,36 @@ struct BpeModel<'a> {
     end_of_word_suffix: Option<Cow<'a, str>>,
     #[serde(default)]
     ignore_merges: Option<bool>,
+}
+
+/// A `vocab` object as a map, sized once: its entries are read into a list
+/// first, so the map is built without growing and rehashing 150k entries
+/// (JSON gives no length up front).
+fn vocab_map<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<FxHashMap<Cow<'de, str>, u32>, D::Error> {
+    struct Visitor;
+    impl<'de> serde::de::Visitor<'de> for Visitor {
+        type Value = FxHashMap<Cow<'de, str>, u32>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a map of tokens to ids")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut access: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut entries: Vec<(Cow<'de, str>, u32)> = Vec::new();
+            while let Some(entry) = access.next_entry()? {
+                entries.push(entry);
+            }
+            let mut map = FxHashMap::default();
+            map.reserve(entries.len());
+            // As with a map read directly, a repeated token keeps its last id.
+            map.extend(entries);
+            Ok(map)
+        }
+    }
+    deserializer.deserialize_map(Visitor)
 }
 
 /// One line of `merges`: `"a b"` (older files) or `["a", "b"]`.
