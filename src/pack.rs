@@ -875,8 +875,15 @@ mod tests {
                     if by_entry.optimal == Some(true) {
                         proptest::prop_assert!(whole.used_tokens <= by_entry.used_tokens);
                     }
+                    if !notes {
+                        // Few documents: every subset is counted whole.
+                        proptest::prop_assert_eq!(whole.optimal, Some(true));
+                    }
                     if whole.optimal == Some(true) && by_entry.optimal == Some(true) {
                         proptest::prop_assert_eq!(whole.used_tokens, by_entry.used_tokens);
+                        if !notes {
+                            proptest::prop_assert_eq!(&whole.order, &by_entry.order);
+                        }
                     }
                 } else {
                     proptest::prop_assert_eq!(whole, by_entry);

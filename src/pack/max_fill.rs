@@ -177,7 +177,7 @@ impl<'a> Run<'a> {
 
 /// Orders two choices (each in input order) by the documents they include,
 /// earliest first: the greater includes the first document the two differ on.
-fn earlier_first(a: &[usize], b: &[usize]) -> Ordering {
+pub(super) fn earlier_first(a: &[usize], b: &[usize]) -> Ordering {
     for (x, y) in a.iter().zip(b) {
         if x != y {
             // The choice with the smaller index includes it; the other does not.
