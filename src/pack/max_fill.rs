@@ -187,6 +187,20 @@ pub(super) fn earlier_first(a: &[usize], b: &[usize]) -> Ordering {
     a.len().cmp(&b.len())
 }
 
+/// What an exact search starts from.
+struct Setup {
+    /// [`Selector::base`] for the required documents.
+    base: usize,
+    /// The exact count of the envelope as it stands (the empty choice).
+    empty_choice: usize,
+    /// What the chosen documents may add above `base`.
+    room: u64,
+    /// Each candidate's `next` count, in the order of `rest`.
+    next: Vec<usize>,
+    /// Each candidate's `last` count, in the order of `rest`.
+    last: Vec<usize>,
+}
+
 /// The exact search's answer.
 enum Search {
     /// The fullest choice (input order) and its count.
@@ -197,6 +211,35 @@ enum Search {
 }
 
 impl<'a> Selector<'a> {
+    /// The per-entry count of the envelope opening with the required
+    /// documents and no other.
+    fn base(&self, required: &[usize]) -> usize {
+        let layout = self.layout;
+        layout.open_tokens()
+            + required
+                .iter()
+                .map(|&i| layout.next_tokens(i))
+                .sum::<usize>()
+    }
+
+    /// What a search over `rest` starts from, or the proven empty choice
+    /// when not even the required documents leave room.
+    fn setup(&self, required: &[usize], rest: &[usize]) -> Result<Setup, Search> {
+        let layout = self.layout;
+        let base = self.base(required);
+        let empty_choice = self.tally.total();
+        let Some(room) = self.available.checked_sub(base as u64) else {
+            return Err(Search::Proven(Vec::new(), empty_choice));
+        };
+        Ok(Setup {
+            base,
+            empty_choice,
+            room,
+            next: rest.iter().map(|&i| layout.next_tokens(i)).collect(),
+            last: rest.iter().map(|&i| layout.last_tokens(i)).collect(),
+        })
+    }
+
     /// Chooses among `rest` (input order) the subset that makes the fullest
     /// envelope after the required documents, which are already in, and
     /// records every decision. Returns whether the choice is proven optimal.
@@ -349,11 +392,7 @@ impl<'a> Selector<'a> {
         rest: &[usize],
     ) -> Option<Run<'a>> {
         let layout = self.layout;
-        let base = layout.open_tokens()
-            + required
-                .iter()
-                .map(|&i| layout.next_tokens(i))
-                .sum::<usize>();
+        let base = self.base(required);
         let available = self.available as i64;
         let value = |chosen: &[usize], sum: usize, out: usize, inn: usize| -> i64 {
             // The last document once `out` leaves and `inn` joins.
@@ -448,19 +487,17 @@ impl<'a> Selector<'a> {
     /// looks for. So memory is about `2√n` sets and time two passes of `n`
     /// shifts, each over at most `min(room, Σ next of the rest) / 64` words.
     fn fullest(&self, required: &[usize], rest: &[usize]) -> Search {
-        let layout = self.layout;
-        let base = layout.open_tokens()
-            + required
-                .iter()
-                .map(|&i| layout.next_tokens(i))
-                .sum::<usize>();
-        let empty_choice = self.tally.total();
-        let Some(room) = self.available.checked_sub(base as u64) else {
-            return Search::Proven(Vec::new(), empty_choice);
+        let Setup {
+            base,
+            empty_choice,
+            room,
+            next,
+            last,
+        } = match self.setup(required, rest) {
+            Ok(setup) => setup,
+            Err(search) => return search,
         };
         let n = rest.len();
-        let next: Vec<usize> = rest.iter().map(|&i| layout.next_tokens(i)).collect();
-        let last: Vec<usize> = rest.iter().map(|&i| layout.last_tokens(i)).collect();
         // bits[j]: values in reach[j] are below it (bounded by the room and
         // by what the documents from j on can add up to).
         let mut bits = vec![1u64; n + 1];

@@ -18,7 +18,7 @@
 use crate::envelope::Layout;
 
 use super::super::Selector;
-use super::{Search, limits};
+use super::{Search, Setup, limits};
 
 impl Selector<'_> {
     /// The exact optimum without omission notes when the layout is not
@@ -26,18 +26,17 @@ impl Selector<'_> {
     /// [`Search::TooLarge`] beyond the limits.
     pub(super) fn fullest_positioned(&self, required: &[usize], rest: &[usize]) -> Search {
         let layout: &Layout = self.layout;
-        let base = layout.open_tokens()
-            + required
-                .iter()
-                .map(|&i| layout.next_tokens(i))
-                .sum::<usize>();
-        let empty_choice = self.tally.total();
-        let Some(room) = self.available.checked_sub(base as u64) else {
-            return Search::Proven(Vec::new(), empty_choice);
+        let Setup {
+            base,
+            empty_choice,
+            room,
+            next,
+            last,
+        } = match self.setup(required, rest) {
+            Ok(setup) => setup,
+            Err(search) => return search,
         };
         let n = rest.len();
-        let next: Vec<usize> = rest.iter().map(|&i| layout.next_tokens(i)).collect();
-        let last: Vec<usize> = rest.iter().map(|&i| layout.last_tokens(i)).collect();
         let most = next.iter().sum::<usize>() as u64
             + last
                 .iter()
