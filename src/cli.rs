@@ -3,6 +3,7 @@
 //! lives here.
 
 mod mcp;
+mod payload_out;
 mod repo;
 
 use std::fs::File;
@@ -501,7 +502,12 @@ fn read_input(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
         kind: error.kind(),
     };
     let file = File::open(path).map_err(failed)?;
-    let size = file.metadata().ok().map(|metadata| metadata.len());
+    // Only a regular file has a size worth stating (a device says 0).
+    let size = file
+        .metadata()
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|metadata| metadata.len());
     match fixture::read_bounded(file, limit) {
         Err(Error::UnreadableInput { kind }) => Err(failed(kind.into())),
         Err(Error::InputTooLarge { limit, .. }) => Err(Error::InputTooLarge { limit, size }),
@@ -623,11 +629,29 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     if args.payload_out.as_deref() == Some(Path::new("-")) {
         return Err(Error::PayloadOutIsStdout);
     }
-    if let (Some(out), Some(input)) = (&args.payload_out, &args.input.fixture) {
-        refuse_overwriting_input(input, out)?;
+    // Every file this run reads, so that --payload-out replaces none of
+    // them; those named on the command line are refused before anything
+    // is read.
+    let mut read = payload_out::ReadFiles::default();
+    if let Some(out) = &args.payload_out {
+        for path in [
+            args.input.fixture.as_deref(),
+            args.settings.tokenizer.as_deref(),
+            args.collect.files_from.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            read.add_path(path);
+        }
+        read.refuse(out)?;
     }
     let fixture = match &args.dir {
-        Some(dir) => packer::collect::fixture(&args.collect.collect(dir)?)?,
+        Some(dir) => {
+            let collection = args.collect.collect(dir)?;
+            read.extend(&collection.opened);
+            packer::collect::fixture(&collection)?
+        }
         None => args.input.load()?,
     };
     let outcome = match packer::pack(&fixture, &request) {
@@ -651,8 +675,7 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
         }
     };
     if let Some(out) = &args.payload_out {
-        std::fs::write(out, &outcome.plan.payload_text)
-            .map_err(|error| Error::PayloadOut { kind: error.kind() })?;
+        payload_out::write(out, outcome.plan.payload_text.as_bytes(), &read)?;
     }
     let terminal = io::stdout().is_terminal();
     if format == Format::Report {
@@ -678,22 +701,6 @@ fn report_width(terminal: bool) -> usize {
         Some(columns) => columns,
         None if terminal => output::REPORT_WIDTH,
         None => output::NO_WRAP,
-    }
-}
-
-/// `--payload-out` must never replace the fixture being read.
-fn refuse_overwriting_input(input: &Path, out: &Path) -> Result<(), Error> {
-    if input == Path::new("-") {
-        return Ok(());
-    }
-    let same = match (input.canonicalize(), out.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    };
-    if same {
-        Err(Error::PayloadOutIsInput)
-    } else {
-        Ok(())
     }
 }
 

@@ -21,7 +21,6 @@ pub mod secrets;
 mod tree;
 
 use std::collections::{HashMap, HashSet};
-use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 use ignore::overrides::{Override, OverrideBuilder};
@@ -29,6 +28,7 @@ use serde::Serialize;
 
 use crate::budget::PartialBudget;
 use crate::error::Error;
+use crate::files::{self, FileId};
 use crate::fixture::{Fixture, Limits};
 
 pub use priority::PriorityRule;
@@ -169,6 +169,14 @@ pub struct Collection {
     pub skipped: Vec<(String, SkipReason)>,
     /// The Git checkout the urls were derived from (without a base URL).
     pub checkout: Option<git::Checkout>,
+    /// Every file opened while collecting, documents and skipped files
+    /// alike (so that `--payload-out` can refuse to replace one).
+    pub opened: Vec<FileId>,
+    /// Files that were walked but were gone or had become a symbolic link
+    /// (or their directory had) when they were opened: the tree changed
+    /// while it was collected. They are left out and, since their names may come from
+    /// elsewhere, not named.
+    pub changed: usize,
 }
 
 /// Whether and how to add the `--tree` document.
@@ -218,6 +226,11 @@ pub struct CollectOptions {
     pub files_from: Option<Vec<String>>,
     /// Add the directory tree of the collected files as a document.
     pub tree: TreeOption,
+    /// When not empty, the directory must really lie inside one of these
+    /// (canonical) directories: checked on the opened directory, so a link
+    /// swapped in after its path was checked is caught
+    /// (`path-outside-root`).
+    pub confine: Vec<PathBuf>,
 }
 
 impl Default for CollectOptions {
@@ -235,6 +248,7 @@ impl Default for CollectOptions {
             git_order: false,
             files_from: None,
             tree: TreeOption::None,
+            confine: Vec::new(),
         }
     }
 }
@@ -284,12 +298,19 @@ pub fn collect(
     options: &CollectOptions,
     mut progress: impl FnMut(usize),
 ) -> Result<Collection, Error> {
-    let metadata =
-        fs::metadata(dir).map_err(|error| Error::UnreadableInput { kind: error.kind() })?;
-    if !metadata.is_dir() {
-        return Err(Error::UnreadableInput {
-            kind: std::io::ErrorKind::NotADirectory,
-        });
+    let root =
+        files::Root::open(dir).map_err(|error| Error::UnreadableInput { kind: error.kind() })?;
+    if !options.confine.is_empty() {
+        let real = root
+            .real_path()
+            .map_err(|error| Error::UnreadableInput { kind: error.kind() })?;
+        if !options
+            .confine
+            .iter()
+            .any(|allowed| real.starts_with(allowed))
+        {
+            return Err(Error::PathOutsideRoot);
+        }
     }
     let globs = glob_filter(dir, &options.globs)?;
     let priorities = priority::Matcher::new(dir, &options.priorities)?;
@@ -309,16 +330,22 @@ pub fn collect(
             })
             .ok_or(Error::BaseUrlRequired)?,
     };
-    let visible = walk(dir, options, globs.clone(), &mut progress)?;
     let mut collection = Collection {
         checkout,
         ..Collection::default()
     };
+    let visible = walk(
+        dir,
+        options,
+        globs.clone(),
+        &mut progress,
+        &mut collection.skipped,
+    )?;
     let files = match &options.files_from {
         None => visible,
         Some(list) => {
             let (files, skipped) = listed(dir, list, &visible, options, globs.as_ref());
-            collection.skipped = skipped;
+            collection.skipped.extend(skipped);
             files
         }
     };
@@ -329,26 +356,35 @@ pub fn collect(
             counted_all: true,
         });
     }
+    let too_much_text = || {
+        let bytes = files
+            .iter()
+            .filter_map(|(_, path)| std::fs::symlink_metadata(path).ok())
+            .map(|metadata| metadata.len())
+            .sum();
+        Error::TooMuchText {
+            limit: options.max_total_bytes,
+            bytes,
+        }
+    };
     let mut total = 0u64;
     for (id, path) in &files {
-        match document(id, path, &base, options) {
+        let relative = path.strip_prefix(dir).unwrap_or(path);
+        let remaining = options.max_total_bytes - total;
+        let read = Read {
+            root: &root,
+            relative,
+            remaining,
+        };
+        match document(id, &read, &base, options, &mut collection.opened) {
             Ok(mut document) => {
                 total += document.content.len() as u64;
-                if total > options.max_total_bytes {
-                    let bytes = files
-                        .iter()
-                        .filter_map(|(_, path)| std::fs::symlink_metadata(path).ok())
-                        .map(|metadata| metadata.len())
-                        .sum();
-                    return Err(Error::TooMuchText {
-                        limit: options.max_total_bytes,
-                        bytes,
-                    });
-                }
                 document.priority = priorities.priority(path);
                 collection.documents.push(document);
             }
-            Err(reason) => collection.skipped.push((id.clone(), reason)),
+            Err(Skip::Reason(reason)) => collection.skipped.push((id.clone(), reason)),
+            Err(Skip::Changed) => collection.changed += 1,
+            Err(Skip::TooMuchText) => return Err(too_much_text()),
         }
     }
     collection.skipped.sort_by(|a, b| a.0.cmp(&b.0));
@@ -377,6 +413,7 @@ fn walk(
     options: &CollectOptions,
     globs: Option<Override>,
     progress: &mut impl FnMut(usize),
+    skipped: &mut Vec<(String, SkipReason)>,
 ) -> Result<Files, Error> {
     let mut walk = ignore::WalkBuilder::new(dir);
     walk.require_git(false)
@@ -406,7 +443,24 @@ fn walk(
     let mut files = Vec::new();
     let mut walker = walk.build();
     while let Some(entry) = walker.next() {
-        let Ok(entry) = entry else { continue };
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(error) => {
+                // A directory (or file) the walk could not read: said, not
+                // dropped in silence.
+                if let Some(path) = error_path(&error)
+                    && let Ok(relative) = path.strip_prefix(dir)
+                    && !relative.as_os_str().is_empty()
+                {
+                    let mut id = id_of(relative);
+                    if path.is_dir() {
+                        id.push('/');
+                    }
+                    skipped.push((id, SkipReason::Unreadable));
+                }
+                continue;
+            }
+        };
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
@@ -421,6 +475,19 @@ fn walk(
     }
     files.sort();
     Ok(files)
+}
+
+/// The path a walk error is about, if it names one.
+fn error_path(error: &ignore::Error) -> Option<&Path> {
+    match error {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Loop { child, .. } => Some(child),
+        ignore::Error::Partial(errors) => errors.iter().find_map(error_path),
+        _ => None,
+    }
 }
 
 /// The error for a walk that found more than `limit` files: the rest of
@@ -493,7 +560,7 @@ fn listed(
             let escapes = path
                 .canonicalize()
                 .is_ok_and(|real| !real.starts_with(&canonical_dir));
-            match fs::symlink_metadata(&path) {
+            match std::fs::symlink_metadata(&path) {
                 Err(_) => SkipReason::Missing,
                 // Through a symbolic link to a directory elsewhere.
                 Ok(_) if escapes => SkipReason::OutsideDirectory,
@@ -612,36 +679,79 @@ fn glob_filter(dir: &Path, globs: &[String]) -> Result<Option<Override>, Error> 
     builder.build().map(Some).map_err(|_| Error::InvalidGlob)
 }
 
+/// Where a file is read from, and how much text may still be collected.
+struct Read<'a> {
+    root: &'a files::Root,
+    relative: &'a Path,
+    remaining: u64,
+}
+
+/// Why a file did not become a document.
+enum Skip {
+    /// Reported with its id.
+    Reason(SkipReason),
+    /// Became a link (or its directory did) after the walk: left out unnamed.
+    Changed,
+    /// Would take the collection past `--max-total-bytes`.
+    TooMuchText,
+}
+
+impl From<SkipReason> for Skip {
+    fn from(reason: SkipReason) -> Skip {
+        Skip::Reason(reason)
+    }
+}
+
+/// Reads one file into a document: opened once beneath the directory's
+/// descriptor without following links, checked to be a regular file, and
+/// read through the descriptor up to the smaller of `--max-file-bytes` and
+/// the text still allowed, plus one byte.
 fn document(
     id: &str,
-    path: &Path,
+    read: &Read<'_>,
     base: &url::Url,
     options: &CollectOptions,
-) -> Result<CollectedDocument, SkipReason> {
+    opened: &mut Vec<FileId>,
+) -> Result<CollectedDocument, Skip> {
     if id.chars().any(char::is_control) || id.contains('\u{FFFD}') {
-        return Err(SkipReason::UnusableName);
+        return Err(SkipReason::UnusableName.into());
     }
-    let size = fs::metadata(path)
-        .map_err(|_| SkipReason::Unreadable)?
-        .len();
-    if size > options.max_file_bytes {
-        return Err(SkipReason::TooLarge);
+    let file = match read.root.open_file(read.relative) {
+        Ok(file) => file,
+        // Gone, or a link now: the tree changed since the walk.
+        Err(files::OpenError::Link) => return Err(Skip::Changed),
+        Err(files::OpenError::Io(error)) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Err(Skip::Changed);
+        }
+        Err(files::OpenError::NotAFile) => return Err(SkipReason::NotAFile.into()),
+        Err(files::OpenError::Io(_)) => return Err(SkipReason::Unreadable.into()),
+    };
+    opened.push(file.id);
+    if file.size > options.max_file_bytes {
+        return Err(SkipReason::TooLarge.into());
     }
-    let bytes = fs::read(path).map_err(|_| SkipReason::Unreadable)?;
-    if bytes.len() as u64 > options.max_file_bytes {
-        return Err(SkipReason::TooLarge);
+    if file.size > read.remaining {
+        return Err(Skip::TooMuchText);
     }
+    let limit = options.max_file_bytes.min(read.remaining);
+    let bytes = match file.read_limited(limit) {
+        Ok(Some(bytes)) => bytes,
+        // It grew after it was opened.
+        Ok(None) if limit == options.max_file_bytes => return Err(SkipReason::TooLarge.into()),
+        Ok(None) => return Err(Skip::TooMuchText),
+        Err(_) => return Err(SkipReason::Unreadable.into()),
+    };
     if bytes.contains(&0) {
-        return Err(SkipReason::Binary);
+        return Err(SkipReason::Binary.into());
     }
     let content = String::from_utf8(bytes).map_err(|_| SkipReason::NotUtf8)?;
     if content.chars().all(char::is_whitespace) {
-        return Err(SkipReason::Blank);
+        return Err(SkipReason::Blank.into());
     }
     if !options.allow_secrets
         && let Some(rule) = secrets::find(&content)
     {
-        return Err(SkipReason::ContainsSecret(rule.id));
+        return Err(SkipReason::ContainsSecret(rule.id).into());
     }
     let mut url = base.clone();
     if let Ok(mut segments) = url.path_segments_mut() {

@@ -334,6 +334,11 @@ pub enum Error {
         /// The operating system's kind of failure.
         kind: std::io::ErrorKind,
     },
+    /// The `--tokenizer` path names a directory, a FIFO or a device.
+    #[error(
+        "the --tokenizer file is not a regular file (a directory, FIFO or device); give the path of a tokenizer.json or tekken.json"
+    )]
+    TokenizerNotAFile,
     /// The `--tokenizer` file is not a well-formed tokenizer.json or tekken.json.
     #[error("the --tokenizer file is not a well-formed tokenizer.json or tekken.json: {problem}")]
     InvalidTokenizer {
@@ -489,10 +494,24 @@ pub enum Error {
     InvalidGlob,
     /// No `--base-url` and no Git remote to derive it from.
     #[error(
-        "--base-url is required: the directory is not in a Git checkout with a commit and a {} remote",
+        "--base-url is required: the directory is not the top of a Git checkout with a commit and a {} remote (packer reads only the directory's own .git, never a parent's: for a subdirectory, give the checkout's top and --glob 'SUBDIR/**')",
         crate::collect::git::FORGES
     )]
     BaseUrlRequired,
+    /// The `--files-from` list is longer than `--max-total-bytes`.
+    #[error(
+        "the --files-from list is larger than {limit} bytes (the --max-total-bytes limit); shorten it or raise --max-total-bytes"
+    )]
+    FileListTooLarge {
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The directory to collect lies outside every directory it may be
+    /// read from (its real path, read after it was opened).
+    #[error(
+        "the directory lies outside every root this server may read; give a path inside a root"
+    )]
+    PathOutsideRoot,
     /// The directory holds more files than `--max-files`.
     #[error(
         "the directory holds {} files, more than the limit of {limit}; narrow it with --glob or raise --max-files",
@@ -517,9 +536,11 @@ pub enum Error {
         /// and oversized files included).
         bytes: u64,
     },
-    /// `--payload-out` names the fixture being read.
+    /// `--payload-out` names a file the run reads (compared by device and
+    /// inode: the fixture, the tokenizer file, the `--files-from` list or a
+    /// collected file).
     #[error(
-        "--payload-out names the input fixture; choose another file so the input is never changed"
+        "--payload-out names a file this run reads (the input fixture, the --tokenizer file, the --files-from list or a collected file); choose another file so that nothing read is changed"
     )]
     PayloadOutIsInput,
     /// `--payload-out -`: standard output already gets `--format`'s output.
@@ -700,14 +721,14 @@ impl Error {
     pub fn code(&self) -> &'static str {
         match self {
             Error::UnreadableInput { .. } | Error::ReadFailed { .. } => "unreadable-input",
-            Error::InputTooLarge { .. } => "input-too-large",
+            Error::InputTooLarge { .. } | Error::FileListTooLarge { .. } => "input-too-large",
             Error::InvalidUtf8 { .. } | Error::Utf16 { .. } => "invalid-utf8",
             Error::InvalidJson { .. } | Error::TooDeep { .. } => "invalid-json",
             Error::UnpairedSurrogate { .. } => "unpaired-surrogate",
             Error::InvalidSchema { .. } => "invalid-schema",
             Error::UnknownEncoding => "unknown-encoding",
             Error::UnknownModel { .. } => "unknown-model",
-            Error::UnreadableTokenizer { .. } => "unreadable-tokenizer",
+            Error::UnreadableTokenizer { .. } | Error::TokenizerNotAFile => "unreadable-tokenizer",
             Error::InvalidTokenizer { .. } => "invalid-tokenizer",
             Error::UnsupportedTokenizer { .. } => "unsupported-tokenizer",
             Error::InvalidBudget { .. } | Error::ReservationsExceedContext { .. } => {
@@ -733,6 +754,7 @@ impl Error {
             Error::InvalidBaseUrl => "invalid-base-url",
             Error::InvalidGlob => "invalid-glob",
             Error::BaseUrlRequired => "base-url-required",
+            Error::PathOutsideRoot => "path-outside-root",
             Error::TooManyFiles { .. } => "too-many-files",
             Error::TooMuchText { .. } => "input-too-large",
             Error::Output { .. } => "output-failed",
@@ -749,11 +771,13 @@ impl Error {
             | Error::PayloadOutIsInput
             | Error::InvalidBaseUrl
             | Error::InvalidGlob
-            | Error::BaseUrlRequired => EXIT_USAGE,
+            | Error::BaseUrlRequired
+            | Error::PathOutsideRoot => EXIT_USAGE,
             Error::TooManyFiles { .. } | Error::TooMuchText { .. } => EXIT_INVALID_INPUT,
             Error::UnreadableInput { .. }
             | Error::ReadFailed { .. }
             | Error::InputTooLarge { .. }
+            | Error::FileListTooLarge { .. }
             | Error::InvalidUtf8 { .. }
             | Error::Utf16 { .. }
             | Error::InvalidJson { .. }
@@ -762,6 +786,7 @@ impl Error {
             | Error::InvalidSchema { .. }
             | Error::UnknownEncoding
             | Error::UnreadableTokenizer { .. }
+            | Error::TokenizerNotAFile
             | Error::InvalidTokenizer { .. }
             | Error::UnsupportedTokenizer { .. }
             | Error::InvalidBudget { .. }

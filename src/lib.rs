@@ -65,6 +65,7 @@ pub mod budget;
 pub mod collect;
 pub mod envelope;
 pub mod error;
+pub mod files;
 pub mod fixture;
 pub mod focus;
 mod json;

@@ -695,8 +695,15 @@ fn urls_pin_the_commit_of_https_and_ssh_remotes() {
         let guide = &collection.documents[0];
         assert_eq!(guide.id, "docs/guide.md");
         assert_eq!(guide.url, format!("{base}docs/guide.md"), "{remote}");
-        // From a subdirectory, its path inside the repository is kept.
-        let sub = collect::collect(&root.join("docs"), &bare, |_| {}).unwrap();
+        // Git is read only from the directory's own `.git`, never a
+        // parent's: a subdirectory needs --base-url, or the top with a glob.
+        let sub = collect::collect(&root.join("docs"), &bare, |_| {});
+        assert_eq!(sub.unwrap_err().code(), "base-url-required");
+        let docs = CollectOptions {
+            base_url: None,
+            ..options(&["docs/**"])
+        };
+        let sub = collect::collect(root, &docs, |_| {}).unwrap();
         assert_eq!(sub.documents[0].url, format!("{base}docs/guide.md"));
         assert!(collection.checkout.as_ref().unwrap().dirty);
     }

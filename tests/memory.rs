@@ -30,6 +30,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
+/// Measurements take turns: the counters are shared by every test thread.
+static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn fixture_text(documents: usize) -> String {
     let documents: Vec<String> = (0..documents)
         .map(|i| {
@@ -68,6 +71,7 @@ fn peak_while_packing(text: &str) -> usize {
 
 #[test]
 fn peak_memory_is_proportional_to_the_input() {
+    let _turn = MEASURING.lock().unwrap_or_else(|poison| poison.into_inner());
     // Warm up: load the encoder once, outside the measurement.
     peak_while_packing(&fixture_text(2));
     let small = fixture_text(800);
@@ -91,4 +95,31 @@ fn peak_memory_is_proportional_to_the_input() {
         large_ratio < small_ratio * 1.5,
         "{small_ratio} -> {large_ratio}"
     );
+}
+
+/// A file far larger than the text still allowed is refused from its size,
+/// without being read: with `--max-file-bytes` raised, a 1 GiB (sparse)
+/// file against 1 MiB of `--max-total-bytes` costs no more memory than a
+/// small one.
+#[test]
+fn a_huge_file_is_refused_without_being_read() {
+    use packer::collect::{self, CollectOptions};
+    let _turn = MEASURING.lock().unwrap_or_else(|poison| poison.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("small.txt"), "small\n").unwrap();
+    let huge = std::fs::File::create(dir.path().join("huge.txt")).unwrap();
+    huge.set_len(1 << 30).unwrap();
+    let options = CollectOptions {
+        base_url: Some(url::Url::parse("https://example.com/").unwrap()),
+        max_file_bytes: 4 << 30,
+        max_total_bytes: 1 << 20,
+        ..CollectOptions::default()
+    };
+    let baseline = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(baseline, Ordering::Relaxed);
+    let error = collect::collect(dir.path(), &options, |_| {}).unwrap_err();
+    let peak = PEAK.load(Ordering::Relaxed) - baseline;
+    assert_eq!(error.code(), "input-too-large");
+    assert!(error.to_string().contains("more than the limit of 1048576 bytes of text"));
+    assert!(peak < 4 << 20, "peak {peak} bytes");
 }

@@ -135,6 +135,7 @@ impl CollectFlags {
             } else {
                 TreeOption::None
             },
+            confine: Vec::new(),
         })
     }
 
@@ -158,6 +159,12 @@ impl CollectFlags {
                 reason.describe()
             );
         }
+        if collection.changed > 0 {
+            eprintln!(
+                "note: {} file(s) became symbolic links, or moved under one, while the directory was collected; they were left out",
+                collection.changed
+            );
+        }
         if options.base_url.is_none()
             && let Some(checkout) = collection.checkout.as_ref().filter(|c| c.dirty)
         {
@@ -170,14 +177,21 @@ impl CollectFlags {
     }
 }
 
-/// Reads a `--files-from` list (a file, or - for standard input).
+/// Reads a `--files-from` list (a file, or - for standard input), at most
+/// `--max-total-bytes` of it.
 fn read_list(path: &Path, limit: u64) -> Result<Vec<String>, Error> {
-    let bytes = if path == Path::new("-") {
-        packer::fixture::read_bounded(io::stdin().lock(), limit)?
+    let read = if path == Path::new("-") {
+        packer::fixture::read_bounded(io::stdin().lock(), limit)
     } else {
-        let file = std::fs::File::open(path)
-            .map_err(|error| Error::UnreadableInput { kind: error.kind() })?;
-        packer::fixture::read_bounded(file, limit)?
+        let file = std::fs::File::open(path).map_err(|error| Error::ReadFailed {
+            path: packer::output::terminal_safe(&path.to_string_lossy()),
+            kind: error.kind(),
+        })?;
+        packer::fixture::read_bounded(file, limit)
+    };
+    let bytes = match read {
+        Err(Error::InputTooLarge { limit, .. }) => return Err(Error::FileListTooLarge { limit }),
+        other => other?,
     };
     let text = packer::fixture::utf8(&bytes)?;
     Ok(collect::split_file_list(text))

@@ -2,67 +2,386 @@
 //! remote at the checked-out commit (so every url pins the exact revision)
 //! and the order in which files last changed.
 //!
-//! Git is asked through the `git` program (read-only commands: `rev-parse`,
-//! `remote`, `status`, `log`); no network is used. Without `git`, or outside
-//! a checkout, there is no [`Checkout`].
+//! A checkout may be hostile: its `.git/config` can name programs
+//! (`core.fsmonitor`, filter drivers, hooks) that `git` runs, a `.git` file
+//! or `commondir` can point at a repository elsewhere, and `git status`
+//! rewrites the index. So Git is asked only this way:
+//!
+//! - only a `.git` *directory* directly inside the collected directory
+//!   counts: packer never climbs to a parent repository, and a `.git` file
+//!   (linked worktree, submodule), a `commondir` file, object alternates or
+//!   a symbolic link among the entries packer relies on mean "no checkout";
+//! - `HEAD`, the refs and the configuration are read as data (the
+//!   configuration through `git config --file … --no-includes --list`,
+//!   which only parses it);
+//! - every other command runs against a private Git directory that packer
+//!   makes in a temporary folder: its own empty configuration, `HEAD` set
+//!   to the commit id, and a copy of the index; the checkout's objects are
+//!   read in place through `GIT_OBJECT_DIRECTORY`. The system and global
+//!   configuration are ignored, the environment is cleared, optional locks
+//!   are off, fsmonitor is off and submodules are ignored, so no program
+//!   named by the tree runs and nothing in the tree is written.
+//!
+//! Without `git`, or outside such a checkout, there is no [`Checkout`].
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::fs;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// A directory inside a Git checkout with at least one commit.
+/// A directory that is the top of a Git checkout with at least one commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Checkout {
     /// The checked-out commit (full hex id).
     pub commit: String,
     /// The directory's path inside the repository, `/`-separated, ending
-    /// in `/` (empty at the top level).
+    /// in `/` (always empty: only the top of a checkout is read).
     pub prefix: String,
     /// The fetch URL of `origin`, or of the first remote when there is no
-    /// `origin`.
+    /// `origin` (with `url.<base>.insteadOf` applied).
     pub remote: Option<String>,
     /// Whether tracked files differ from the commit or untracked files
     /// exist (so some urls may show other text than was packed).
     pub dirty: bool,
 }
 
-/// Runs `git` in `dir` and returns its standard output, or `None` when git
-/// is missing or fails.
-fn git(dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
+/// The largest `HEAD`, ref, `packed-refs`, configuration or index file
+/// read (larger means no checkout).
+const MAX_GIT_FILE: u64 = 256 << 20;
+
+/// The checkout's Git directory as packer may use it.
+struct Repository {
+    /// `DIR/.git`.
+    git_dir: PathBuf,
+    /// The configuration as (lower-case key, value) pairs, in file order.
+    config: Vec<(String, String)>,
+}
+
+/// A private Git directory in a temporary folder, removed when dropped.
+struct Private {
+    temp: tempfile::TempDir,
+}
+
+impl Private {
+    /// Makes the private directory for `repo` with `HEAD` at `commit`.
+    fn new(repo: &Repository, commit: &str) -> Option<Private> {
+        let temp = tempfile::Builder::new()
+            .prefix("packer-git-")
+            .tempdir()
+            .ok()?;
+        let git = temp.path().join("git");
+        fs::create_dir_all(git.join("refs")).ok()?;
+        fs::create_dir_all(git.join("objects")).ok()?;
+        fs::create_dir_all(git.join("info")).ok()?;
+        fs::create_dir_all(temp.path().join("home")).ok()?;
+        fs::write(git.join("HEAD"), format!("{commit}\n")).ok()?;
+        let sha256 = repo.value("extensions.objectformat") == Some("sha256");
+        let config = if sha256 {
+            "[core]\n\trepositoryformatversion = 1\n\tbare = false\n[extensions]\n\tobjectformat = sha256\n"
+        } else {
+            "[core]\n\trepositoryformatversion = 0\n\tbare = false\n"
+        };
+        fs::write(git.join("config"), config).ok()?;
+        // Data only: the index (and a split index's shared parts) and the
+        // exclude list; a missing one only makes the status less exact.
+        copy_data(&repo.git_dir.join("index"), &git.join("index"));
+        copy_data(
+            &repo.git_dir.join("info/exclude"),
+            &git.join("info/exclude"),
+        );
+        if let Ok(entries) = fs::read_dir(&repo.git_dir) {
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                if name.to_string_lossy().starts_with("sharedindex.") {
+                    copy_data(&entry.path(), &git.join(&name));
+                }
+            }
+        }
+        Some(Private { temp })
+    }
+
+    /// Runs `git` with the private directory, the checkout's objects and
+    /// `dir` as the work tree; its standard output, or `None` when git is
+    /// missing or fails.
+    fn git(&self, repo: &Repository, dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
+        let mut command = sealed_git(self.temp.path());
+        command
+            .current_dir(dir)
+            .env("GIT_DIR", self.temp.path().join("git"))
+            .env("GIT_WORK_TREE", dir)
+            .env("GIT_OBJECT_DIRECTORY", repo.git_dir.join("objects"))
+            .args(args);
+        run(command)
+    }
+}
+
+/// A `git` command that reads no configuration but packer's own and runs
+/// nothing the tree names: a cleared environment (only `PATH` kept), a
+/// private home, no system or global configuration, no optional locks, no
+/// fsmonitor, no hooks, no transport, no lazy fetch.
+fn sealed_git(temp: &Path) -> Command {
+    let mut command = Command::new("git");
+    command.env_clear();
+    if let Some(path) = std::env::var_os("PATH") {
+        command.env("PATH", path);
+    }
+    command
+        .env("HOME", temp.join("home"))
+        .env("XDG_CONFIG_HOME", temp.join("home"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", null_device())
+        .env("GIT_ATTR_NOSYSTEM", "1")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_NO_REPLACE_OBJECTS", "1")
+        .env("GIT_NO_LAZY_FETCH", "1")
+        .env("GIT_PROTOCOL_FROM_USER", "0")
+        .env("LC_ALL", "C")
+        .args([
+            "-c",
+            "core.fsmonitor=false",
+            "-c",
+            "core.untrackedCache=false",
+            "-c",
+            "core.hooksPath=",
+            "-c",
+            "protocol.allow=never",
+            "-c",
+            "core.quotePath=false",
+        ])
         .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
+        .stderr(Stdio::null());
+    command
+}
+
+fn null_device() -> &'static str {
+    if cfg!(windows) { "NUL" } else { "/dev/null" }
+}
+
+fn run(mut command: Command) -> Option<Vec<u8>> {
+    let output = command.output().ok()?;
     output.status.success().then_some(output.stdout)
 }
 
-fn git_line(dir: &Path, args: &[&str]) -> Option<String> {
-    let out = String::from_utf8(git(dir, args)?).ok()?;
-    Some(out.trim_end_matches(['\n', '\r']).to_owned())
+/// Copies a regular file (never through a link) that Git reads as data.
+fn copy_data(from: &Path, to: &Path) {
+    if let Ok(opened) = crate::files::open_regular_nofollow(from)
+        && let Ok(Some(bytes)) = opened.read_limited(MAX_GIT_FILE)
+    {
+        let _ = fs::write(to, bytes);
+    }
 }
 
-/// The checkout `dir` is in, if any.
+/// Reads a small regular file of the Git directory (never through a link).
+fn read_git_file(path: &Path) -> Option<String> {
+    let bytes = crate::files::open_regular_nofollow(path)
+        .ok()?
+        .read_limited(MAX_GIT_FILE)
+        .ok()??;
+    String::from_utf8(bytes).ok()
+}
+
+impl Repository {
+    /// The repository whose Git directory is `dir/.git`, if packer may use
+    /// it (see the module documentation).
+    fn open(dir: &Path) -> Option<Repository> {
+        let git_dir = dir.join(".git");
+        if !fs::symlink_metadata(&git_dir).ok()?.is_dir() {
+            return None;
+        }
+        // Entries that would lead Git elsewhere.
+        for redirect in ["commondir", "gitdir", "objects/info/alternates"] {
+            if fs::symlink_metadata(git_dir.join(redirect)).is_ok() {
+                return None;
+            }
+        }
+        // Entries packer relies on must be what they seem, not links.
+        for name in ["HEAD", "config", "objects", "refs"] {
+            let metadata = fs::symlink_metadata(git_dir.join(name)).ok()?;
+            if metadata.file_type().is_symlink() {
+                return None;
+            }
+        }
+        for name in [
+            "index",
+            "packed-refs",
+            "info",
+            "info/exclude",
+            "objects/pack",
+        ] {
+            if fs::symlink_metadata(git_dir.join(name)).is_ok_and(|m| m.file_type().is_symlink()) {
+                return None;
+            }
+        }
+        let config = read_config(&git_dir.join("config"))?;
+        Some(Repository { git_dir, config })
+    }
+
+    /// The last value of `key` (lower-case section and name).
+    fn value(&self, key: &str) -> Option<&str> {
+        self.config
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The commit `HEAD` names: a full hex id, read from `HEAD`, the loose
+    /// refs and `packed-refs` as data (symbolic refs followed up to five
+    /// times).
+    fn head(&self) -> Option<String> {
+        let mut target = read_git_file(&self.git_dir.join("HEAD"))?
+            .trim_end()
+            .to_owned();
+        for _ in 0..5 {
+            let Some(name) = target.strip_prefix("ref:") else {
+                return is_object_id(&target).then_some(target);
+            };
+            let name = name.trim().to_owned();
+            if !is_ref_name(&name) {
+                return None;
+            }
+            target = match read_git_file(&self.git_dir.join(&name)) {
+                Some(text) => text.trim_end().to_owned(),
+                None => self.packed_ref(&name)?,
+            };
+        }
+        None
+    }
+
+    fn packed_ref(&self, name: &str) -> Option<String> {
+        let text = read_git_file(&self.git_dir.join("packed-refs"))?;
+        text.lines()
+            .filter(|line| !line.starts_with('#') && !line.starts_with('^'))
+            .find_map(|line| {
+                let (id, ref_name) = line.split_once(' ')?;
+                (ref_name == name).then(|| id.to_owned())
+            })
+    }
+
+    /// The fetch URL of `origin`, else of the first remote by name, with the
+    /// longest matching `url.<base>.insteadOf` applied.
+    fn remote(&self) -> Option<String> {
+        let mut names: Vec<&str> = self
+            .config
+            .iter()
+            .filter_map(|(key, _)| {
+                let rest = key.strip_prefix("remote.")?;
+                rest.strip_suffix(".url")
+            })
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        let name = if names.contains(&"origin") {
+            "origin"
+        } else {
+            names.first()?
+        };
+        // The first url of the remote is its fetch url.
+        let url = self
+            .config
+            .iter()
+            .find(|(key, _)| *key == format!("remote.{name}.url"))
+            .map(|(_, value)| value.as_str())?;
+        Some(self.rewrite(url))
+    }
+
+    fn rewrite(&self, url: &str) -> String {
+        let best = self
+            .config
+            .iter()
+            .filter_map(|(key, prefix)| {
+                let base = key.strip_prefix("url.")?.strip_suffix(".insteadof")?;
+                url.starts_with(prefix.as_str()).then_some((prefix, base))
+            })
+            .max_by_key(|(prefix, _)| prefix.len());
+        match best {
+            Some((prefix, base)) => format!("{base}{}", &url[prefix.len()..]),
+            None => url.to_owned(),
+        }
+    }
+}
+
+/// Reads a Git configuration file as data: `git config --file` with
+/// includes off parses it and runs nothing.
+fn read_config(path: &Path) -> Option<Vec<(String, String)>> {
+    // The file must be a regular file, read through no link.
+    let opened = crate::files::open_regular_nofollow(path).ok()?;
+    if opened.size > MAX_GIT_FILE {
+        return None;
+    }
+    let temp = tempfile::Builder::new()
+        .prefix("packer-git-")
+        .tempdir()
+        .ok()?;
+    fs::create_dir_all(temp.path().join("home")).ok()?;
+    let mut command = sealed_git(temp.path());
+    command
+        .current_dir(temp.path())
+        .env("GIT_DIR", temp.path().join("no-repository"))
+        .args(["config", "--no-includes", "--null", "--list", "--file"])
+        .arg(path);
+    let out = String::from_utf8(run(command)?).ok()?;
+    Some(
+        out.split('\0')
+            .filter(|entry| !entry.is_empty())
+            .map(|entry| match entry.split_once('\n') {
+                Some((key, value)) => (key.to_owned(), value.to_owned()),
+                None => (entry.to_owned(), String::new()),
+            })
+            .collect(),
+    )
+}
+
+/// A full SHA-1 or SHA-256 hex object id.
+fn is_object_id(text: &str) -> bool {
+    matches!(text.len(), 40 | 64) && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// A ref name that stays inside the Git directory: `refs/…`, plain
+/// components only.
+fn is_ref_name(name: &str) -> bool {
+    name.starts_with("refs/")
+        && name
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != ".." && !part.contains('\\'))
+        && !name.bytes().any(|b| b.is_ascii_control())
+}
+
+/// The checkout `dir` is the top of, if any (see the module documentation
+/// for what is read and what is run).
 pub fn checkout(dir: &Path) -> Option<Checkout> {
-    let commit = git_line(dir, &["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])?;
-    let prefix = git_line(dir, &["rev-parse", "--show-prefix"])?;
-    let remotes = git_line(dir, &["remote"]).unwrap_or_default();
-    let mut names: Vec<&str> = remotes.lines().filter(|l| !l.is_empty()).collect();
-    names.sort_unstable();
-    let name = if names.contains(&"origin") {
-        Some("origin")
-    } else {
-        names.first().copied()
-    };
-    let remote = name.and_then(|name| git_line(dir, &["remote", "get-url", name]));
-    let dirty = git(dir, &["status", "--porcelain", "--", "."]).is_none_or(|out| !out.is_empty());
+    let dir = &std::path::absolute(dir).ok()?;
+    let repo = Repository::open(dir)?;
+    let head = repo.head()?;
+    let private = Private::new(&repo, &head)?;
+    let commit = private.git(
+        &repo,
+        dir,
+        &["rev-parse", "--verify", "--quiet", "HEAD^{commit}"],
+    )?;
+    let commit = String::from_utf8(commit).ok()?.trim_end().to_owned();
+    if !is_object_id(&commit) {
+        return None;
+    }
+    let dirty = private
+        .git(
+            &repo,
+            dir,
+            &[
+                "status",
+                "--porcelain",
+                "--ignore-submodules=all",
+                "--no-renames",
+                "--",
+                ".",
+            ],
+        )
+        .is_none_or(|out| !out.is_empty());
     Some(Checkout {
         commit,
-        prefix,
-        remote,
+        prefix: String::new(),
+        remote: repo.remote(),
         dirty,
     })
 }
@@ -129,25 +448,33 @@ fn split_remote(remote: &str) -> Option<(&'static str, String, String)> {
 /// For each file under `dir` (path relative to `dir`, `/`-separated), the
 /// rank of the most recent commit that changed it: 0 for the newest commit
 /// in `git log` order, then 1, … Files Git never recorded are absent.
-/// Deterministic for a given commit.
+/// Deterministic for a given commit. Read the same sealed way as
+/// [`checkout()`].
 pub fn change_ranks(dir: &Path) -> HashMap<String, usize> {
     let mut ranks = HashMap::new();
-    let Some(out) = git(
-        dir,
-        &[
-            "-c",
-            "core.quotePath=false",
-            "log",
-            "-z",
-            "--name-only",
-            "--format=%x01",
-            "--no-renames",
-            "--relative",
-            "HEAD",
-            "--",
-            ".",
-        ],
-    ) else {
+    let Ok(dir) = std::path::absolute(dir) else {
+        return ranks;
+    };
+    let dir = dir.as_path();
+    let Some(out) = Repository::open(dir).and_then(|repo| {
+        let head = repo.head()?;
+        let private = Private::new(&repo, &head)?;
+        private.git(
+            &repo,
+            dir,
+            &[
+                "log",
+                "-z",
+                "--name-only",
+                "--format=%x01",
+                "--no-renames",
+                "--no-mailmap",
+                "HEAD",
+                "--",
+                ".",
+            ],
+        )
+    }) else {
         return ranks;
     };
     let mut commit = 0usize;

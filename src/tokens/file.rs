@@ -104,18 +104,42 @@ impl Tokenizer {
     /// Reads and loads the tokenizer file at `path` (or returns the one
     /// already loaded from the same content under the same file name).
     pub fn load(path: &Path) -> Result<Tokenizer, Error> {
-        use std::io::Read as _;
-        let file = std::fs::File::open(path)
-            .map_err(|error| Error::UnreadableTokenizer { kind: error.kind() })?;
-        let mut bytes = Vec::new();
-        file.take(MAX_TOKENIZER_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|error| Error::UnreadableTokenizer { kind: error.kind() })?;
-        if bytes.len() as u64 > MAX_TOKENIZER_BYTES {
-            return Err(Error::InvalidTokenizer {
-                problem: format!("it is larger than {MAX_TOKENIZER_BYTES} bytes"),
-            });
+        Tokenizer::load_opened(path, crate::files::open_regular(path))
+    }
+
+    /// Like [`Tokenizer::load`], for a path that must lie inside one of
+    /// `roots` (canonical directories): the file is opened without
+    /// following a link as its last component, and the real path of what
+    /// was opened is checked, so a link swapped in after the path was
+    /// checked is refused (`path-outside-root`).
+    pub fn load_confined(path: &Path, roots: &[std::path::PathBuf]) -> Result<Tokenizer, Error> {
+        let opened = crate::files::open_regular_nofollow(path);
+        if let Ok(opened) = &opened {
+            let real = opened
+                .real_path(path)
+                .map_err(|error| Error::UnreadableTokenizer { kind: error.kind() })?;
+            if !roots.iter().any(|root| real.starts_with(root)) {
+                return Err(Error::PathOutsideRoot);
+            }
         }
+        Tokenizer::load_opened(path, opened)
+    }
+
+    fn load_opened(
+        path: &Path,
+        opened: Result<crate::files::Opened, crate::files::OpenError>,
+    ) -> Result<Tokenizer, Error> {
+        use crate::files::OpenError;
+        let opened = opened.map_err(|error| match error {
+            OpenError::NotAFile => Error::TokenizerNotAFile,
+            error => Error::UnreadableTokenizer { kind: error.kind() },
+        })?;
+        let bytes = opened
+            .read_limited(MAX_TOKENIZER_BYTES)
+            .map_err(|error| Error::UnreadableTokenizer { kind: error.kind() })?
+            .ok_or_else(|| Error::InvalidTokenizer {
+                problem: format!("it is larger than {MAX_TOKENIZER_BYTES} bytes"),
+            })?;
         let name = path
             .file_name()
             .map_or_else(|| "tokenizer".into(), |name| name.to_string_lossy());

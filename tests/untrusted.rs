@@ -1,0 +1,802 @@
+//! Untrusted trees (see docs/security.md): a checkout whose configuration
+//! names programs, a `.git` that leads elsewhere, files and directories
+//! swapped for links while packer reads, FIFOs and devices, and
+//! `--payload-out` pointed at a file the run reads. Each attack has its
+//! test; each test checks what the attack was after (a marker file, bytes
+//! from outside, a changed `.git/`, a replaced file, a hang).
+#![cfg(unix)]
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use packer::collect::{self, CollectOptions};
+
+const MARKER: &str = "OUTSIDE-THE-ROOT-7f3a9c";
+
+fn write(path: &Path, content: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, content).unwrap();
+}
+
+/// Runs git in `dir` with a fixed identity and no user configuration.
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .args(args)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+/// A checkout at `dir` with one commit, a GitHub remote, a committed
+/// `.gitattributes` that routes every file through filter `x`, and an
+/// uncommitted change (so `git status` has a file to filter).
+fn checkout(dir: &Path, remote: &str) {
+    fs::create_dir_all(dir).unwrap();
+    git(dir, &["init", "-q"]);
+    write(&dir.join("a.md"), "# a\n");
+    write(&dir.join("src/lib.rs"), "pub fn f() {}\n");
+    write(&dir.join(".gitattributes"), "* filter=x diff=x\n");
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", "one"]);
+    git(dir, &["remote", "add", "origin", remote]);
+    write(&dir.join("a.md"), "# a, changed\n");
+}
+
+/// Every file under `.git` with its bytes, to compare before and after.
+fn snapshot(git_dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut stack = vec![git_dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() {
+                stack.push(path);
+            } else {
+                let bytes = if kind.is_symlink() {
+                    fs::read_link(&path)
+                        .unwrap()
+                        .into_os_string()
+                        .into_encoded_bytes()
+                } else {
+                    fs::read(&path).unwrap()
+                };
+                files.insert(path, bytes);
+            }
+        }
+    }
+    files
+}
+
+struct Run {
+    status: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn packer_in(cwd: &Path, args: &[&str]) -> Run {
+    let output = Command::new(env!("CARGO_BIN_EXE_packer"))
+        .current_dir(cwd)
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    Run {
+        status: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// The ways a checkout's own configuration can name a program that `git`
+/// would run while packer asks it about the checkout. Each writes
+/// `pwned-NAME` beside the checkout when it runs.
+fn hostile_configurations(base: &Path) -> Vec<(&'static str, String)> {
+    let marker = |name: &str| base.join(format!("pwned-{name}")).display().to_string();
+    vec![
+        (
+            "fsmonitor",
+            format!(
+                "[core]\n\tfsmonitor = \"echo x > {}; false\"\n",
+                marker("fsmonitor")
+            ),
+        ),
+        (
+            "filter-clean",
+            format!(
+                "[filter \"x\"]\n\tclean = \"sh -c 'echo x > {}; cat'\"\n\tsmudge = cat\n\trequired = true\n",
+                marker("filter-clean")
+            ),
+        ),
+        (
+            "filter-process",
+            format!(
+                "[filter \"x\"]\n\tprocess = \"sh -c 'echo x > {}'\"\n\trequired = true\n",
+                marker("filter-process")
+            ),
+        ),
+        (
+            "textconv",
+            format!(
+                "[diff \"x\"]\n\ttextconv = \"sh -c 'echo x > {}; cat'\"\n[diff]\n\texternal = \"sh -c 'echo x > {}'\"\n",
+                marker("textconv"),
+                marker("textconv")
+            ),
+        ),
+        (
+            "hooks-path",
+            // Every hook git might run, in a directory the tree controls.
+            format!("[core]\n\thooksPath = {}\n", base.join("hooks").display()),
+        ),
+        (
+            "include",
+            format!(
+                "[include]\n\tpath = {}\n",
+                base.join("included.cfg").display()
+            ),
+        ),
+        (
+            "pager-and-editor",
+            format!(
+                "[core]\n\tpager = \"sh -c 'echo x > {}'\"\n\teditor = \"sh -c 'echo x > {}'\"\n[pager]\n\tstatus = true\n\tlog = true\n",
+                marker("pager-and-editor"),
+                marker("pager-and-editor")
+            ),
+        ),
+        (
+            "alias-and-ssh",
+            format!(
+                "[core]\n\tsshCommand = \"sh -c 'echo x > {}'\"\n\tgitProxy = \"sh -c 'echo x > {}'\"\n[alias]\n\tstatus = \"!echo x > {}\"\n\tlog = \"!echo x > {}\"\n",
+                marker("alias-and-ssh"),
+                marker("alias-and-ssh"),
+                marker("alias-and-ssh"),
+                marker("alias-and-ssh")
+            ),
+        ),
+    ]
+}
+
+fn hooks(base: &Path) {
+    let hooks = base.join("hooks");
+    fs::create_dir_all(&hooks).unwrap();
+    for hook in [
+        "post-index-change",
+        "post-checkout",
+        "pre-auto-gc",
+        "reference-transaction",
+        "fsmonitor-watchman",
+    ] {
+        let path = hooks.join(hook);
+        write(
+            &path,
+            &format!("#!/bin/sh\necho x > {}/pwned-hooks-path\n", base.display()),
+        );
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
+fn markers(base: &Path) -> Vec<String> {
+    fs::read_dir(base)
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("pwned"))
+        .collect()
+}
+
+#[test]
+fn no_program_named_by_a_checkout_runs_and_git_is_left_byte_identical() {
+    let base = tempfile::tempdir().unwrap();
+    let base = base.path();
+    hooks(base);
+    write(
+        &base.join("included.cfg"),
+        &format!(
+            "[core]\n\tfsmonitor = \"echo x > {}/pwned-include; false\"\n",
+            base.display()
+        ),
+    );
+    for (name, config) in hostile_configurations(base) {
+        let repo = base.join(format!("repo-{name}"));
+        checkout(&repo, "https://github.com/owner/repo.git");
+        // The same hooks in the checkout's own hooks directory.
+        for hook in ["post-index-change", "post-checkout"] {
+            let path = repo.join(".git/hooks").join(hook);
+            write(
+                &path,
+                &format!("#!/bin/sh\necho x > {}/pwned-git-hooks\n", base.display()),
+            );
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let mut text = fs::read_to_string(repo.join(".git/config")).unwrap();
+        text.push_str(&config);
+        fs::write(repo.join(".git/config"), text).unwrap();
+        let before = snapshot(&repo.join(".git"));
+        let dir = repo.display().to_string();
+        let run = packer_in(
+            base,
+            &[
+                "pack",
+                "--dir",
+                &dir,
+                "--budget",
+                "2000",
+                "--git-order",
+                "--tree",
+            ],
+        );
+        assert_eq!(run.status, 0, "{name}: {}", run.stderr);
+        // The checkout was still read: urls pin its commit.
+        assert!(
+            run.stdout.contains("https://github.com/owner/repo/blob/"),
+            "{name}: {}",
+            run.stdout
+        );
+        assert!(
+            run.stderr.contains("uncommitted changes"),
+            "{name}: {}",
+            run.stderr
+        );
+        let run = packer_in(base, &["collect", &dir, "--git-order"]);
+        assert_eq!(run.status, 0, "{name}: {}", run.stderr);
+        let options = CollectOptions {
+            git_order: true,
+            ..CollectOptions::default()
+        };
+        collect::collect(&repo, &options, |_| {}).unwrap();
+        assert_eq!(markers(base), Vec::<String>::new(), "{name}");
+        assert!(
+            snapshot(&repo.join(".git")) == before,
+            "{name}: .git changed"
+        );
+    }
+}
+
+#[test]
+fn git_itself_would_have_run_the_fsmonitor() {
+    // The attack is real: the same checkout makes a plain `git status` run
+    // the program, so the test above can fail.
+    let base = tempfile::tempdir().unwrap();
+    let repo = base.path().join("repo");
+    checkout(&repo, "https://github.com/owner/repo.git");
+    let marker = base.path().join("pwned");
+    git(
+        &repo,
+        &[
+            "config",
+            "core.fsmonitor",
+            &format!("echo x > {}; false", marker.display()),
+        ],
+    );
+    let _ = Command::new("git")
+        .current_dir(&repo)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .args(["status", "--porcelain"])
+        .output()
+        .unwrap();
+    assert!(marker.exists());
+}
+
+#[test]
+fn a_git_file_commondir_alternates_or_parent_repository_is_never_read() {
+    let base = tempfile::tempdir().unwrap();
+    let base = base.path();
+    let outside = base.join("outside");
+    checkout(&outside, "https://github.com/outsider/secret-repo.git");
+    git(
+        &outside,
+        &[
+            "config",
+            "core.fsmonitor",
+            &format!("echo x > {}/pwned-outside; false", base.display()),
+        ],
+    );
+    let outside_git = outside.join(".git").canonicalize().unwrap();
+    let outside_before = snapshot(&outside_git);
+
+    // A `.git` file pointing at the outside repository.
+    let linked = base.join("linked");
+    write(&linked.join("a.md"), "# a\n");
+    write(
+        &linked.join(".git"),
+        &format!("gitdir: {}\n", outside_git.display()),
+    );
+    // A `.git` directory whose commondir points outside.
+    let common = base.join("common");
+    checkout(&common, "https://github.com/owner/common.git");
+    write(
+        &common.join(".git/commondir"),
+        &format!("{}\n", outside_git.display()),
+    );
+    // Object alternates outside.
+    let alternates = base.join("alternates");
+    checkout(&alternates, "https://github.com/owner/alternates.git");
+    write(
+        &alternates.join(".git/objects/info/alternates"),
+        &format!("{}\n", outside_git.join("objects").display()),
+    );
+    // A `.git` that is a link to the outside repository.
+    let symlinked = base.join("symlinked");
+    write(&symlinked.join("a.md"), "# a\n");
+    std::os::unix::fs::symlink(&outside_git, symlinked.join(".git")).unwrap();
+    // A directory inside the outside repository (a root in a parent).
+    let inner = outside.join("src");
+
+    for dir in [&linked, &common, &alternates, &symlinked, &inner] {
+        let shown = dir.display().to_string();
+        let run = packer_in(
+            base,
+            &["pack", "--dir", &shown, "--budget", "2000", "--git-order"],
+        );
+        // No checkout of its own: urls need --base-url, and nothing of the
+        // outside repository is used.
+        assert_eq!(run.status, 2, "{shown}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("error[base-url-required]"),
+            "{shown}: {}",
+            run.stderr
+        );
+        let run = packer_in(
+            base,
+            &[
+                "pack",
+                "--dir",
+                &shown,
+                "--budget",
+                "2000",
+                "--git-order",
+                "--base-url",
+                "https://example.com/",
+            ],
+        );
+        assert_eq!(run.status, 0, "{shown}: {}", run.stderr);
+        assert!(!run.stdout.contains("outsider"), "{shown}");
+        assert!(!run.stderr.contains("uncommitted"), "{shown}");
+        let collection = collect::collect(dir, &CollectOptions::default(), |_| {});
+        assert_eq!(collection.unwrap_err().code(), "base-url-required");
+    }
+    assert_eq!(markers(base), Vec::<String>::new());
+    assert!(snapshot(&outside_git) == outside_before);
+}
+
+/// Swaps two paths (a file or directory and a link) back and forth with
+/// `renameat2(RENAME_EXCHANGE)` until told to stop.
+fn swapper(a: PathBuf, b: PathBuf, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        renameat_with(CWD, &a, CWD, &b, RenameFlags::EXCHANGE).unwrap();
+    }
+}
+
+/// A tree whose file `f.txt` and directory `sub/` are swapped, in a loop,
+/// with links to a file and a directory outside holding the marker, a
+/// FIFO, and `/dev/zero`.
+struct SwapTree {
+    _base: tempfile::TempDir,
+    root: PathBuf,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl SwapTree {
+    fn new() -> SwapTree {
+        let base = tempfile::tempdir().unwrap();
+        let root = base.path().join("root");
+        let outside = base.path().join("outside");
+        write(&outside.join("f.txt"), &format!("{MARKER} file\n"));
+        write(
+            &outside.join("outside-only.txt"),
+            &format!("{MARKER} in a directory\n"),
+        );
+        write(&root.join("f.txt"), "inside file\n");
+        write(&root.join("sub/g.txt"), "inside directory\n");
+        write(&root.join("z.txt"), "inside too\n");
+        write(&root.join("readme.md"), "# inside\n");
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            base.path().join("fifo"),
+            rustix::fs::Mode::RWXU,
+        )
+        .unwrap();
+        // The links live outside the walked tree and are swapped in.
+        let links = base.path().join("links");
+        fs::create_dir_all(&links).unwrap();
+        std::os::unix::fs::symlink(outside.join("f.txt"), links.join("f-link")).unwrap();
+        std::os::unix::fs::symlink(&outside, links.join("sub-link")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", links.join("zero-link")).unwrap();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let pairs = [
+            (root.join("f.txt"), links.join("f-link")),
+            (root.join("sub"), links.join("sub-link")),
+            (root.join("z.txt"), links.join("zero-link")),
+            (root.join("readme.md"), base.path().join("fifo")),
+        ];
+        let threads = pairs
+            .into_iter()
+            .map(|(a, b)| {
+                let stop = stop.clone();
+                std::thread::spawn(move || swapper(a, b, stop))
+            })
+            .collect();
+        SwapTree {
+            _base: base,
+            root,
+            stop,
+            threads,
+        }
+    }
+}
+
+impl Drop for SwapTree {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+#[test]
+fn files_and_directories_swapped_for_links_while_collecting_leak_nothing() {
+    let tree = SwapTree::new();
+    let options = CollectOptions {
+        base_url: Some(url::Url::parse("https://example.com/").unwrap()),
+        ..CollectOptions::default()
+    };
+    let deadline = Instant::now() + Duration::from_secs(6);
+    let (mut runs, mut collected, mut changed) = (0, 0, 0);
+    while runs < 5_000 && Instant::now() < deadline {
+        let collection = collect::collect(&tree.root, &options, |_| {}).unwrap();
+        for document in &collection.documents {
+            assert!(
+                !document.content.contains(MARKER),
+                "run {runs}: {}",
+                document.id
+            );
+            assert!(document.content.starts_with("inside") || document.content == "# inside\n");
+        }
+        for id in collection
+            .skipped
+            .iter()
+            .map(|(id, _)| id)
+            .chain(collection.documents.iter().map(|d| &d.id))
+        {
+            assert!(!id.contains("outside-only"), "{id}");
+        }
+        collected += collection.documents.len();
+        changed += collection.changed;
+        runs += 1;
+    }
+    eprintln!("{runs} collections, {collected} documents, {changed} files changed while read");
+    assert!(runs >= 100, "{runs}");
+}
+
+#[test]
+fn the_binary_under_a_swapping_loop_leaks_nothing_and_never_hangs() {
+    let tree = SwapTree::new();
+    let root = tree.root.display().to_string();
+    let deadline = Instant::now() + Duration::from_secs(8);
+    let mut runs = 0;
+    while runs < 300 && Instant::now() < deadline {
+        let started = Instant::now();
+        let run = packer_in(
+            tree.root.parent().unwrap(),
+            &[
+                "pack",
+                "--dir",
+                &root,
+                "--budget",
+                "5000",
+                "--base-url",
+                "https://example.com/",
+                "--format",
+                "payload",
+            ],
+        );
+        assert_eq!(run.status, 0, "{}", run.stderr);
+        assert!(!run.stdout.contains(MARKER), "run {runs}");
+        assert!(!run.stderr.contains(MARKER), "run {runs}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        runs += 1;
+    }
+    assert!(runs >= 20, "{runs}");
+}
+
+#[test]
+fn a_fifo_or_device_as_tokenizer_is_refused_at_once() {
+    let base = tempfile::tempdir().unwrap();
+    let fifo = base.path().join("tokenizer.json");
+    rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::RWXU).unwrap();
+    write(&base.path().join("a.txt"), "hello\n");
+    for tokenizer in [
+        fifo.display().to_string(),
+        "/dev/zero".into(),
+        base.path().display().to_string(),
+    ] {
+        let started = Instant::now();
+        let run = packer_in(base.path(), &["count", "--tokenizer", &tokenizer, "a.txt"]);
+        assert_eq!(run.status, 3, "{}", run.stderr);
+        assert!(
+            run.stderr.contains(
+                "error[unreadable-tokenizer]: the --tokenizer file is not a regular file"
+            ),
+            "{}",
+            run.stderr
+        );
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+}
+
+/// A fixture file for `--payload-out` tests.
+fn fixture(dir: &Path) -> PathBuf {
+    let path = dir.join("fixture.json");
+    write(
+        &path,
+        r#"{"documents":[{"id":"a","url":"https://example.com/a","format":"text","content":"hello","truncated":false}]}"#,
+    );
+    path
+}
+
+#[test]
+fn payload_out_never_replaces_a_file_the_run_reads() {
+    let base = tempfile::tempdir().unwrap();
+    let dir = base.path();
+    let input = fixture(dir);
+    let original = fs::read(&input).unwrap();
+    fs::hard_link(&input, dir.join("hard.json")).unwrap();
+    std::os::unix::fs::symlink(&input, dir.join("soft.json")).unwrap();
+    for out in ["fixture.json", "./fixture.json", "hard.json", "soft.json"] {
+        let run = packer_in(
+            dir,
+            &[
+                "pack",
+                "fixture.json",
+                "--budget",
+                "100",
+                "--payload-out",
+                out,
+            ],
+        );
+        assert_eq!(run.status, 2, "{out}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("error[payload-out-is-input]"),
+            "{}",
+            run.stderr
+        );
+        assert_eq!(fs::read(&input).unwrap(), original, "{out}");
+    }
+
+    // In --dir mode: a collected file, the --files-from list, the tokenizer.
+    let tree = dir.join("tree");
+    write(&tree.join("README.md"), "# readme\n");
+    write(&tree.join("src/a.rs"), "fn a() {}\n");
+    write(&dir.join("list.txt"), "README.md\nsrc/a.rs\n");
+    fs::hard_link(tree.join("src/a.rs"), dir.join("a-alias.rs")).unwrap();
+    let tokenizer = dir.join("tok.json");
+    let gz =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tokenizers/tekken_240718.json.gz");
+    let mut json = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(fs::File::open(gz).unwrap()),
+        &mut json,
+    )
+    .unwrap();
+    fs::write(&tokenizer, &json).unwrap();
+    let cases: [(&str, &[&str]); 4] = [
+        ("tree/README.md", &[]),
+        ("a-alias.rs", &[]),
+        ("list.txt", &["--files-from", "list.txt"]),
+        ("tok.json", &["--tokenizer", "tok.json"]),
+    ];
+    for (out, extra) in cases {
+        let before = fs::read(dir.join(out)).unwrap();
+        let mut args = vec![
+            "pack",
+            "--dir",
+            "tree",
+            "--budget",
+            "5000",
+            "--base-url",
+            "https://example.com/",
+            "--payload-out",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        let run = packer_in(dir, &args);
+        assert_eq!(run.status, 2, "{out}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("error[payload-out-is-input]"),
+            "{out}: {}",
+            run.stderr
+        );
+        assert_eq!(fs::read(dir.join(out)).unwrap(), before, "{out}");
+    }
+}
+
+#[test]
+fn payload_out_is_written_atomically_and_never_blocks_on_a_fifo() {
+    use std::os::unix::fs::MetadataExt;
+    let base = tempfile::tempdir().unwrap();
+    let dir = base.path();
+    fixture(dir);
+    // An existing file is replaced by a new one (a rename), a link to a
+    // file keeps being a link and the file it names gets the payload.
+    write(&dir.join("out.txt"), "old\n");
+    std::os::unix::fs::symlink("out.txt", dir.join("link.txt")).unwrap();
+    let inode = fs::metadata(dir.join("out.txt")).unwrap().ino();
+    let run = packer_in(
+        dir,
+        &[
+            "pack",
+            "fixture.json",
+            "--budget",
+            "100",
+            "--payload-out",
+            "link.txt",
+        ],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        fs::symlink_metadata(dir.join("link.txt"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let written = fs::read_to_string(dir.join("out.txt")).unwrap();
+    assert!(written.contains("hello"), "{written}");
+    assert_ne!(fs::metadata(dir.join("out.txt")).unwrap().ino(), inode);
+    // No temporary file is left behind.
+    let names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !names.iter().any(|n| n.starts_with(".packer-payload-")),
+        "{names:?}"
+    );
+    // A failed run leaves the old file as it was.
+    let run = packer_in(
+        dir,
+        &[
+            "pack",
+            "fixture.json",
+            "--budget",
+            "1",
+            "--payload-out",
+            "out.txt",
+        ],
+    );
+    assert_ne!(run.status, 0);
+    assert_eq!(fs::read_to_string(dir.join("out.txt")).unwrap(), written);
+    // A FIFO that nobody reads: an error at once, not a hang.
+    let fifo = dir.join("fifo");
+    rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::RWXU).unwrap();
+    let started = Instant::now();
+    let run = packer_in(
+        dir,
+        &[
+            "pack",
+            "fixture.json",
+            "--budget",
+            "100",
+            "--payload-out",
+            "fifo",
+        ],
+    );
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("error[payload-out-failed]"),
+        "{}",
+        run.stderr
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    // A FIFO with a reader gets the payload.
+    let reader = std::thread::spawn({
+        let fifo = fifo.clone();
+        move || fs::read_to_string(fifo).unwrap()
+    });
+    let run = loop {
+        let run = packer_in(
+            dir,
+            &[
+                "pack",
+                "fixture.json",
+                "--budget",
+                "100",
+                "--payload-out",
+                "fifo",
+            ],
+        );
+        if run.status == 0 || started.elapsed() > Duration::from_secs(10) {
+            break run;
+        }
+    };
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(reader.join().unwrap().contains("hello"));
+}
+
+use std::os::unix::fs::FileTypeExt;
+
+#[test]
+fn a_device_as_input_is_named_without_a_size() {
+    let base = tempfile::tempdir().unwrap();
+    let run = packer_in(
+        base.path(),
+        &["pack", "/dev/zero", "--max-input-bytes", "100"],
+    );
+    assert_eq!(run.status, 3, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("the input is larger than the limit of 100 bytes"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_long_files_from_list_names_the_collect_flag() {
+    let base = tempfile::tempdir().unwrap();
+    let dir = base.path();
+    write(&dir.join("tree/a.txt"), "a\n");
+    write(&dir.join("list.txt"), &"a.txt\n".repeat(100));
+    let run = packer_in(
+        dir,
+        &[
+            "collect",
+            "tree",
+            "--base-url",
+            "https://example.com/",
+            "--files-from",
+            "list.txt",
+            "--max-total-bytes",
+            "50",
+        ],
+    );
+    assert_eq!(run.status, 3, "{}", run.stderr);
+    assert!(run.stderr.contains("--max-total-bytes"), "{}", run.stderr);
+    assert!(!run.stderr.contains("--max-input-bytes"), "{}", run.stderr);
+}
+
+#[test]
+fn files_in_unreadable_directories_are_reported() {
+    if rustix::process::geteuid().is_root() {
+        // Permissions do not stop root: the walk reads the directory.
+        eprintln!("skipped: running as root");
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let base = tempfile::tempdir().unwrap();
+    let dir = base.path();
+    write(&dir.join("tree/a.txt"), "a\n");
+    write(&dir.join("tree/closed/b.txt"), "b\n");
+    fs::set_permissions(dir.join("tree/closed"), fs::Permissions::from_mode(0o000)).unwrap();
+    let run = packer_in(
+        dir,
+        &["collect", "tree", "--base-url", "https://example.com/"],
+    );
+    fs::set_permissions(dir.join("tree/closed"), fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("skipped closed/: cannot be read"),
+        "{}",
+        run.stderr
+    );
+}
