@@ -67,7 +67,7 @@ pub mod envelope;
 pub mod error;
 pub mod fixture;
 pub mod focus;
-mod json;
+pub mod json;
 pub mod output;
 pub mod pack;
 pub mod tokens;
