@@ -614,6 +614,20 @@ async fn a_tokenizer_file_must_lie_inside_a_root_and_counts_with_its_name() {
         texts(&result),
         ["error[usage]: give at most one of the arguments 'encoding', 'model' and 'tokenizer'"]
     );
+    // A file that is not there is named as `--tokenizer` names it.
+    let result = call(
+        &client,
+        "count_tokens",
+        json!({"text": "x", "tokenizer": "no-such-tokenizer.json"}),
+    )
+    .await;
+    assert_eq!(
+        texts(&result),
+        [
+            "error[unreadable-tokenizer]: cannot read the tokenizer file (entity not found); \
+             check the path and its permissions"
+        ]
+    );
     let result = call(
         &client,
         "count_tokens",

@@ -291,3 +291,19 @@ def test_an_unknown_argument_is_a_usage_error(tree):
     result = session([tree], body)
     assert result.is_error
     assert text_of(result).startswith("error[usage]: ")
+
+
+def test_a_missing_tokenizer_file_is_named_as_the_command_line_names_it(tree):
+    async def body(client):
+        return await client.call_tool("count_tokens", {"text": "x", "tokenizer": "no-such-tokenizer.json"})
+
+    result = session([tree], body)
+    assert result.is_error
+    assert text_of(result).startswith("error[unreadable-tokenizer]: "), text_of(result)
+    cli = subprocess.run(
+        [PACKER, "count", "--tokenizer", str(tree / "no-such-tokenizer.json"), "-"],
+        input=b"x",
+        capture_output=True,
+        check=False,
+    )
+    assert cli.stderr.decode().startswith("error[unreadable-tokenizer]: ")

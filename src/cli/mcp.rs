@@ -151,7 +151,8 @@ impl ToolError {
 
 /// The command-line flags the library's messages name, and the tool
 /// arguments that do the same (longer flags first: one may start another).
-const ARGUMENT_NAMES: [(&str, &str); 11] = [
+const ARGUMENT_NAMES: [(&str, &str); 12] = [
+    ("the --tokenizer file", "the tokenizer file"),
     ("--note-omissions-max", "the argument noteOmissionsMax"),
     ("--note-omissions", "the argument noteOmissions"),
     ("--excerpt-query", "the argument excerptQuery"),
@@ -340,7 +341,7 @@ fn tokenizer(args: &Arguments<'_>, roots: &Roots) -> Result<Option<Tokenizer>, T
             "give at most one of the arguments 'encoding', 'model' and 'tokenizer'".into(),
         ));
     }
-    let path = roots.resolve(path)?;
+    let path = roots.resolve_tokenizer(path)?;
     Ok(Some(Tokenizer::load(&path)?))
 }
 
