@@ -1052,3 +1052,23 @@ fn arguments_are_read_as_strictly_as_a_fixture_file() {
     );
     raw.finish();
 }
+
+#[test]
+fn the_log_shows_a_clients_tool_name_escaped_and_cut_short() {
+    let mut raw = Raw::start(&[]);
+    let name = format!(
+        r"evil\n\u001b[31mpacker mcp: forged\u0000{}",
+        "x".repeat(10_000)
+    );
+    let answer = raw.exchange(tool_call(1, &name, "{}").as_bytes()).unwrap();
+    assert!(tool_error(&answer).starts_with("error[usage]: no such tool"));
+    let stderr = raw.finish();
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(
+        lines[1].starts_with(r"packer mcp: evil\u{000A}\u{001B}[31mpacker mcp: forged\u{0000}xxx"),
+        "{stderr}"
+    );
+    assert!(lines[1].ends_with("... failed: error[usage]"), "{stderr}");
+    assert!(lines[1].len() < 200, "{stderr}");
+}

@@ -418,12 +418,27 @@ impl ServerHandler for Server {
         if let Err(error) = &answer {
             eprintln!(
                 "packer mcp: {} failed: error[{}]",
-                request.name,
+                log_safe(&request.name),
                 error.code()
             );
         }
         Ok(self.result(answer).into())
     }
+}
+
+/// The most characters of a client's string that the log shows.
+const LOG_CHARS: usize = 64;
+
+/// A client's string as the log shows it: at most [`LOG_CHARS`] characters
+/// (then `...`), terminal-safe, so that no call can forge, repaint or flood
+/// a line of the log.
+fn log_safe(text: &str) -> String {
+    let shown: String = text.chars().take(LOG_CHARS).collect();
+    let mut safe = packer::output::terminal_safe(&shown);
+    if shown.len() < text.len() {
+        safe.push_str("...");
+    }
+    safe
 }
 
 /// Serves until the client closes standard input.
