@@ -4,6 +4,11 @@
 //!
 //! serde_json does the parsing (and bounds nesting at 128 levels); this
 //! module only builds a tree that keeps what schema validation needs.
+//!
+//! It is the one reader of every front end: fixtures (command line, batch,
+//! Python) are read with it, and the MCP server reads each message and each
+//! call's arguments with [`check`], so that text one front end refuses is
+//! refused by all of them with the same code and message.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -110,10 +115,91 @@ impl<'de> Visitor<'de> for JsonVisitor {
     }
 }
 
+/// Anything [`Json`] accepts, read and dropped: only the checks are kept.
+struct Checked;
+
+impl<'de> Deserialize<'de> for Checked {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Checked, D::Error> {
+        deserializer.deserialize_any(CheckVisitor)
+    }
+}
+
+struct CheckVisitor;
+
+impl<'de> Visitor<'de> for CheckVisitor {
+    type Value = Checked;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Checked, A::Error> {
+        while seq.next_element::<Checked>()?.is_some() {}
+        Ok(Checked)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Checked, A::Error> {
+        let mut seen = HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key) {
+                return Err(de::Error::custom(DUPLICATE_KEY));
+            }
+            map.next_value::<Checked>()?;
+        }
+        Ok(Checked)
+    }
+}
+
 /// Parses `text` as strict JSON.
 pub(crate) fn parse(text: &str) -> Result<Json, Error> {
+    read(text)
+}
+
+/// Checks that `text` is one JSON value that a fixture's reader accepts,
+/// without keeping it: the same refusals, codes and positions as reading a
+/// fixture (`invalid-json`, nesting deeper than 128 levels,
+/// `unpaired-surrogate`, and a key twice in one object as `invalid-schema`).
+///
+/// ```
+/// use packer::json::check;
+///
+/// assert!(check(r#"{"a":[1,2.5,"x"]}"#).is_ok());
+/// assert_eq!(check(r#"{"a":1,"a":2}"#).unwrap_err().code(), "invalid-schema");
+/// assert_eq!(check(r#"{"a":"\ud800"}"#).unwrap_err().code(), "unpaired-surrogate");
+/// assert_eq!(check("[".repeat(200).as_str()).unwrap_err().code(), "invalid-json");
+/// ```
+pub fn check(text: &str) -> Result<(), Error> {
+    read::<Checked>(text).map(|_| ())
+}
+
+/// Reads `text` as one strict JSON value of type `T`, with packer's errors.
+fn read<'de, T: Deserialize<'de>>(text: &'de str) -> Result<T, Error> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let parsed = Json::deserialize(&mut deserializer).and_then(|value| {
+    let parsed = T::deserialize(&mut deserializer).and_then(|value| {
         deserializer.end()?;
         Ok(value)
     });
@@ -447,6 +533,33 @@ mod tests {
             parse(r#"{"a":"\uD83D\uDE00 \\uD800"}"#).unwrap(),
             Json::Object(vec![("a".into(), Json::String("😀 \\uD800".into()))])
         );
+    }
+
+    #[test]
+    fn check_refuses_exactly_what_parse_refuses_with_the_same_error() {
+        let deep = "[".repeat(100_000);
+        let closed = format!("{deep}{}", "]".repeat(100_000));
+        for text in [
+            r#"{"a":1,"b":[true,null,"x",{"c":-2.5e3}]}"#,
+            r#"{"a":1,"b":{"a":2}}"#,
+            "{\"a\":1,\n\"a\":2}",
+            r#"[{"k":1},{"k":2,"k":3}]"#,
+            r#"{"a":"\uD800"}"#,
+            r#"{"\uDC00":1}"#,
+            r#"{"a":1e400}"#,
+            r#"{"a":}"#,
+            r#"{"a":1} x"#,
+            "",
+            &deep,
+            &closed,
+        ] {
+            assert_eq!(
+                check(text).err(),
+                parse(text).err(),
+                "{}",
+                &text[..text.len().min(40)]
+            );
+        }
     }
 
     #[test]

@@ -68,7 +68,7 @@ pub mod error;
 pub mod files;
 pub mod fixture;
 pub mod focus;
-mod json;
+pub mod json;
 pub mod output;
 pub mod pack;
 pub mod tokens;

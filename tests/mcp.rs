@@ -1,12 +1,16 @@
 //! `packer mcp` as a client sees it: the binary started as a child process
-//! and spoken to over standard input and output with rmcp's client.
+//! and spoken to over standard input and output with rmcp's client, and
+//! with raw lines as any client (or an attacker) may write them.
 //! Payload counts are checked with tiktoken-rs, not with packer.
 
 mod common;
 
 use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::mpsc;
+use std::time::Duration;
 
 use packer::Encoding;
 use rmcp::ServiceExt;
@@ -614,6 +618,20 @@ async fn a_tokenizer_file_must_lie_inside_a_root_and_counts_with_its_name() {
         texts(&result),
         ["error[usage]: give at most one of the arguments 'encoding', 'model' and 'tokenizer'"]
     );
+    // A file that is not there is named as `--tokenizer` names it.
+    let result = call(
+        &client,
+        "count_tokens",
+        json!({"text": "x", "tokenizer": "no-such-tokenizer.json"}),
+    )
+    .await;
+    assert_eq!(
+        texts(&result),
+        [
+            "error[unreadable-tokenizer]: cannot read the tokenizer file (entity not found); \
+             check the path and its permissions"
+        ]
+    );
     let result = call(
         &client,
         "count_tokens",
@@ -627,4 +645,430 @@ async fn a_tokenizer_file_must_lie_inside_a_root_and_counts_with_its_name() {
         texts(&result)
     );
     client.cancel().await.unwrap();
+}
+
+/// `packer mcp ARGS` spoken to in raw lines, whatever they hold.
+struct Raw {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    answers: mpsc::Receiver<String>,
+    next_id: i64,
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+
+impl Raw {
+    /// Starts the server without a word said.
+    fn silent(args: &[&str]) -> Raw {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_packer"))
+            .arg("mcp")
+            .args(args)
+            .current_dir(repo())
+            .env_clear()
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (send, answers) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Raw {
+            stdin: child.stdin.take(),
+            child,
+            answers,
+            next_id: 1000,
+        }
+    }
+
+    /// Starts the server and initializes a session.
+    fn start(args: &[&str]) -> Raw {
+        let mut raw = Raw::silent(args);
+        raw.send(INITIALIZE.as_bytes());
+        assert_eq!(raw.answer()["id"], 0);
+        raw.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        raw
+    }
+
+    /// Writes `line` and a newline.
+    fn send(&mut self, line: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next line of standard output, as JSON.
+    fn answer(&self) -> Value {
+        let line = self
+            .answers
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the server answers");
+        serde_json::from_str(&line).unwrap_or_else(|_| panic!("not JSON: {line}"))
+    }
+
+    /// Writes `line`, then a ping, and returns what came back before the
+    /// ping's answer: the answer to `line`, if it got one. The ping's
+    /// answer shows that the server still serves.
+    fn exchange(&mut self, line: &[u8]) -> Option<Value> {
+        self.next_id += 1;
+        let ping = self.next_id;
+        self.send(line);
+        self.send(format!(r#"{{"jsonrpc":"2.0","id":{ping},"method":"ping"}}"#).as_bytes());
+        let mut answers = Vec::new();
+        loop {
+            let answer = self.answer();
+            if answer["id"] == ping {
+                assert_eq!(answer["result"], json!({}), "{answer}");
+                break;
+            }
+            answers.push(answer);
+        }
+        // A tool's answer may come after the ping's.
+        if answers.is_empty() && line.windows(10).any(|w| w == b"tools/call") {
+            answers.push(self.answer());
+        }
+        assert!(answers.len() <= 1, "{answers:?}");
+        answers.pop()
+    }
+
+    /// Closes standard input and returns standard error.
+    fn finish(mut self) -> String {
+        drop(self.stdin.take());
+        let mut stderr = String::new();
+        self.child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        assert!(self.child.wait().unwrap().success());
+        stderr
+    }
+}
+
+/// A tools/call request line.
+fn tool_call(id: i64, name: &str, arguments: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{arguments}}}}}"#
+    )
+}
+
+/// The error code and id of an error answer.
+fn error_of(answer: &Value) -> (i64, Value) {
+    (
+        answer["error"]["code"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("{answer}")),
+        answer["id"].clone(),
+    )
+}
+
+/// The text of a tool error.
+fn tool_error(answer: &Value) -> &str {
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    answer["result"]["content"][0]["text"].as_str().unwrap()
+}
+
+#[test]
+fn every_malformed_request_gets_its_error_and_the_server_keeps_serving() {
+    let mut raw = Raw::start(&[]);
+    let deep = "[".repeat(100_000);
+    let closed = format!("{deep}{}", "]".repeat(100_000));
+    for (line, code, id) in [
+        ("not json".to_owned(), -32700, json!(null)),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"#.to_owned(),
+            -32700,
+            json!(null),
+        ),
+        (deep.clone(), -32700, json!(null)),
+        (
+            format!(r#"{{"jsonrpc":"2.0","id":2,"method":"ping","params":{{"a":{closed}}}}}"#),
+            -32600,
+            json!(2),
+        ),
+        (
+            r#"[{"jsonrpc":"2.0","id":3,"method":"ping"}]"#.to_owned(),
+            -32600,
+            json!(null),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":"s","method":"p\ud800"}"#.to_owned(),
+            -32600,
+            json!("s"),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":4.5,"method":"ping"}"#.to_owned(),
+            -32600,
+            json!(null),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}"#.to_owned(),
+            -32600,
+            json!(null),
+        ),
+        (
+            r#"{"jsonrpc":"1.0","id":5,"method":"ping"}"#.to_owned(),
+            -32600,
+            json!(5),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":6,"method":"ping","params":"x"}"#.to_owned(),
+            -32600,
+            json!(6),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":7,"id":8,"method":"ping"}"#.to_owned(),
+            -32600,
+            json!(null),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":5}}"#.to_owned(),
+            -32602,
+            json!(9),
+        ),
+        (
+            tool_call(10, "count_tokens", r#""text""#),
+            -32602,
+            json!(10),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{}}"#.to_owned(),
+            -32602,
+            json!(11),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":12,"method":"tools/call"}"#.to_owned(),
+            -32602,
+            json!(12),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":13,"method":"no/such/method"}"#.to_owned(),
+            -32601,
+            json!(13),
+        ),
+        (r#"{"jsonrpc":"2.0","id":14}"#.to_owned(), -32600, json!(14)),
+    ] {
+        let answer = raw
+            .exchange(line.as_bytes())
+            .unwrap_or_else(|| panic!("{line:.80}"));
+        assert_eq!(error_of(&answer), (code, id), "{line:.80}: {answer}");
+        assert_eq!(answer["jsonrpc"], "2.0");
+    }
+    assert_eq!(
+        raw.exchange(b"\xFF\xFE{}"),
+        Some(json!({
+            "jsonrpc": "2.0", "id": null,
+            "error": {"code": -32700, "message": "Parse error: the message is not valid UTF-8 at byte 0"}
+        }))
+    );
+    // Messages name what is wrong, never what the line held.
+    let answer = raw
+        .exchange(br#"{"jsonrpc":"1.0","id":"hunter2","method":"ping"}"#)
+        .unwrap();
+    assert_eq!(
+        answer["error"]["message"],
+        r#"Invalid Request: "jsonrpc" must be "2.0""#
+    );
+    let stderr = raw.finish();
+    assert!(!stderr.contains("hunter2"), "{stderr}");
+}
+
+#[test]
+fn malformed_notifications_get_no_answer() {
+    let mut raw = Raw::start(&[]);
+    for line in [
+        r#"{"jsonrpc":"1.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":"x"}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/x","params":{"a":1,"a":2}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/x","params":{"a":"\udc00"}}"#,
+        "",
+    ] {
+        assert_eq!(raw.exchange(line.as_bytes()), None, "{line}");
+    }
+    raw.finish();
+}
+
+#[test]
+fn a_notification_before_initialize_does_not_end_the_session() {
+    let mut raw = Raw::silent(&[]);
+    raw.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    raw.send(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+    raw.send(INITIALIZE.as_bytes());
+    assert_eq!(raw.answer()["id"], 0);
+    raw.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    assert_eq!(
+        raw.exchange(tool_call(2, "count_tokens", r#"{"text":"hi"}"#).as_bytes())
+            .unwrap()["result"]["content"][0]["text"],
+        "1"
+    );
+    raw.finish();
+}
+
+#[test]
+fn a_message_just_under_the_limit_is_served_and_one_just_over_is_refused_and_skipped() {
+    // --max-input-bytes 1000: a message may be 1000 + 65536 bytes.
+    let limit = 1000 + 65536;
+    let mut raw = Raw::start(&["--max-input-bytes", "1000"]);
+    let text = "a".repeat(998); // 1000 bytes of JSON with its quotes
+    let padded = |length: usize, id: i64| {
+        // The id last, as some clients write it.
+        let head = format!(
+            r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"name":"count_tokens","arguments":{{"text":"{text}"}}}}"#
+        );
+        let tail = format!(r#","id":{id}}}"#);
+        format!(
+            "{head}{}{tail}",
+            " ".repeat(length - head.len() - tail.len())
+        )
+    };
+    let under = padded(limit, 1);
+    assert_eq!(under.len(), limit);
+    let answer = raw.exchange(under.as_bytes()).unwrap();
+    assert_eq!(answer["id"], 1);
+    let expected = oracle_count(Encoding::Cl100kBase, &text).to_string();
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        expected.as_str(),
+        "{answer}"
+    );
+
+    let over = padded(limit + 1, 2);
+    let answer = raw.exchange(over.as_bytes()).unwrap();
+    assert_eq!(
+        answer,
+        json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32600, "message": format!(
+            "Invalid Request: the message is longer than this server's limit of {limit} bytes \
+             (--max-input-bytes 1000 plus 65536 for the rest of the message); start the server \
+             with `packer mcp --max-input-bytes N` to accept larger documents"
+        )}})
+    );
+    // Far over, without a newline for a while: read through, not kept.
+    let far = padded(8 * limit, 3);
+    assert_eq!(
+        error_of(&raw.exchange(far.as_bytes()).unwrap()),
+        (-32600, json!(3))
+    );
+
+    // The text itself over the limit, in a short message: the tool says so.
+    let answer = raw
+        .exchange(tool_call(4, "count_tokens", &format!(r#"{{"text":"{text}ab"}}"#)).as_bytes())
+        .unwrap();
+    assert_eq!(
+        tool_error(&answer),
+        "error[input-too-large]: the input is 1002 bytes, more than the limit of 1000; raise \
+         --max-input-bytes to accept it"
+    );
+    raw.finish();
+}
+
+#[test]
+fn arguments_are_read_as_strictly_as_a_fixture_file() {
+    let mut raw = Raw::start(&[]);
+    let document = r#"{"id":"a","url":"https://example.com/","format":"text","content":"x","truncated":false}"#;
+    let twice = r#"{"id":"a","id":"b","url":"https://example.com/","format":"text","content":"x","truncated":false}"#;
+
+    // The command line refuses a key twice in a fixture...
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = dir.path().join("twice.json");
+    fs::write(&fixture, format!(r#"{{"documents":[{twice}]}}"#)).unwrap();
+    let cli = std::process::Command::new(env!("CARGO_BIN_EXE_packer"))
+        .args(["pack", "--budget", "100"])
+        .arg(&fixture)
+        .output()
+        .unwrap();
+    assert_eq!(cli.status.code(), Some(3));
+    assert_eq!(
+        String::from_utf8(cli.stderr).unwrap(),
+        "error[invalid-schema]: the fixture at line 1 column 28 has the same key twice\n"
+    );
+    // ...and so does the server, with the column in the request line.
+    let line = tool_call(
+        1,
+        "pack_documents",
+        &format!(r#"{{"budget":100,"documents":[{twice}]}}"#),
+    );
+    let column = line.find(r#""id":"b""#).unwrap() + 4;
+    let answer = raw.exchange(line.as_bytes()).unwrap();
+    assert_eq!(
+        tool_error(&answer),
+        format!(
+            "error[invalid-schema]: the request at line 1 column {column} has the same key twice"
+        )
+    );
+    // Anywhere in the arguments.
+    let line = tool_call(
+        2,
+        "pack_documents",
+        &format!(r#"{{"budget":100,"documents":[{document}],"budget":1}}"#),
+    );
+    let column = line.rfind(r#""budget""#).unwrap() + 8;
+    assert_eq!(
+        tool_error(&raw.exchange(line.as_bytes()).unwrap()),
+        format!(
+            "error[invalid-schema]: the request at line 1 column {column} has the same key twice"
+        )
+    );
+    let line = tool_call(3, "count_tokens", r#"{"text":"a\ud800b"}"#);
+    let column = line.find(r"\ud800").unwrap() + 1;
+    assert_eq!(
+        tool_error(&raw.exchange(line.as_bytes()).unwrap()),
+        format!(
+            "error[unpaired-surrogate]: a string has an unpaired surrogate escape at line 1 column {column}"
+        )
+    );
+    let line = tool_call(
+        4,
+        "count_tokens",
+        &format!(
+            r#"{{"text":"x","model":{}{}}}"#,
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        ),
+    );
+    assert!(
+        tool_error(&raw.exchange(line.as_bytes()).unwrap())
+            .starts_with("error[invalid-json]: the input nests arrays or objects deeper than 128 levels at line 1 column "),
+    );
+    // Written as the client wrote them: the same pack as the command line's.
+    let line = tool_call(
+        5,
+        "pack_documents",
+        &format!(r#"{{"budget":100,"documents":[{document}]}}"#),
+    );
+    let answer = raw.exchange(line.as_bytes()).unwrap();
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        r#"{"documents":[{"id":"a","url":"https://example.com/","format":"text","content":"x"}]}"#
+    );
+    raw.finish();
+}
+
+#[test]
+fn the_log_shows_a_clients_tool_name_escaped_and_cut_short() {
+    let mut raw = Raw::start(&[]);
+    let name = format!(
+        r"evil\n\u001b[31mpacker mcp: forged\u0000{}",
+        "x".repeat(10_000)
+    );
+    let answer = raw.exchange(tool_call(1, &name, "{}").as_bytes()).unwrap();
+    assert!(tool_error(&answer).starts_with("error[usage]: no such tool"));
+    let stderr = raw.finish();
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(
+        lines[1].starts_with(r"packer mcp: evil\u{000A}\u{001B}[31mpacker mcp: forged\u{0000}xxx"),
+        "{stderr}"
+    );
+    assert!(lines[1].ends_with("... failed: error[usage]"), "{stderr}");
+    assert!(lines[1].len() < 200, "{stderr}");
 }

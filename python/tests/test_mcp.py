@@ -107,9 +107,9 @@ class Checked:
         return result
 
 
-def session(roots, body):
-    """Starts `packer mcp --root ...`, initializes a session and runs `body`."""
-    args = ["mcp"]
+def session(roots, body, options=()):
+    """Starts `packer mcp --root ... OPTIONS`, initializes a session and runs `body`."""
+    args = ["mcp", *options]
     for root in roots:
         args += ["--root", str(root)]
 
@@ -291,3 +291,42 @@ def test_an_unknown_argument_is_a_usage_error(tree):
     result = session([tree], body)
     assert result.is_error
     assert text_of(result).startswith("error[usage]: ")
+
+
+def test_a_message_over_the_limit_is_answered_and_the_session_goes_on(tree):
+    """The answer carries the request's id (read from a line the server
+    does not keep), so the call fails at once instead of waiting for an
+    answer that never comes."""
+    from mcp.shared.exceptions import MCPError
+
+    async def body(client):
+        with anyio.fail_after(60):
+            try:
+                await client.call_tool("count_tokens", {"text": "x" * 70_000})
+            except MCPError as error:
+                refused = error
+            else:
+                raise AssertionError("a message over the limit was served")
+            return refused, await client.call_tool("count_tokens", {"text": "hello"})
+
+    refused, after = session([tree], body, ["--max-input-bytes", "1000"])
+    assert refused.code == -32600
+    assert "limit of 66536 bytes" in refused.message, refused.message
+    assert "packer mcp --max-input-bytes N" in refused.message, refused.message
+    assert after.structured_content == {"encoding": "cl100k_base", "tokens": 1}
+
+
+def test_a_missing_tokenizer_file_is_named_as_the_command_line_names_it(tree):
+    async def body(client):
+        return await client.call_tool("count_tokens", {"text": "x", "tokenizer": "no-such-tokenizer.json"})
+
+    result = session([tree], body)
+    assert result.is_error
+    assert text_of(result).startswith("error[unreadable-tokenizer]: "), text_of(result)
+    cli = subprocess.run(
+        [PACKER, "count", "--tokenizer", str(tree / "no-such-tokenizer.json"), "-"],
+        input=b"x",
+        capture_output=True,
+        check=False,
+    )
+    assert cli.stderr.decode().startswith("error[unreadable-tokenizer]: ")

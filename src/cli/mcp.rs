@@ -8,9 +8,11 @@
 //! else goes to standard error. The server reads only inside its roots,
 //! never writes a file and never touches the network.
 
+mod jsonrpc;
 mod sandbox;
 mod summary;
 mod tools;
+mod transport;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -22,15 +24,17 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use packer::error::{EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
 use packer::output::{ErrorList, ErrorRecord};
 use packer::{Counter, Encoding, Fixture, Limits, Request, Tokenizer};
 
+use jsonrpc::RawArguments;
 use sandbox::Roots;
 use summary::PackSummary;
 use tools::Arguments;
+use transport::Lines;
 
 /// `packer mcp` options: what the server may read and how it answers.
 #[derive(Debug, Args)]
@@ -109,10 +113,11 @@ impl ToolError {
 
     /// Every problem, as the command line lists them for invalid input.
     ///
-    /// Line and column are left out: the server parsed the client's JSON
-    /// and wrote the documents out again for the fixture reader, so a
-    /// position would point into text the client never saw. The document
-    /// index and the field name stay.
+    /// A problem's line and column are left out (the document index and
+    /// the field name say where it is): the client sees its arguments, not
+    /// the request line they came in. Errors of the JSON text itself (a
+    /// key twice, an unpaired surrogate) keep the position their message
+    /// names, counted in the request line.
     pub fn list(&self) -> ErrorList {
         let ToolError::Packer(error) = self else {
             return ErrorList {
@@ -150,8 +155,11 @@ impl ToolError {
 }
 
 /// The command-line flags the library's messages name, and the tool
-/// arguments that do the same (longer flags first: one may start another).
-const ARGUMENT_NAMES: [(&str, &str); 11] = [
+/// arguments that do the same (longer flags first: one may start another),
+/// and the fixture, which here is the request.
+const ARGUMENT_NAMES: [(&str, &str); 13] = [
+    ("the --tokenizer file", "the tokenizer file"),
+    ("the fixture at ", "the request at "),
     ("--note-omissions-max", "the argument noteOmissionsMax"),
     ("--note-omissions", "the argument noteOmissions"),
     ("--excerpt-query", "the argument excerptQuery"),
@@ -197,7 +205,7 @@ struct Answer {
 }
 
 impl Server {
-    fn call(&self, name: &str, arguments: &Map<String, Value>) -> Result<Answer, ToolError> {
+    fn call(&self, name: &str, arguments: &RawArguments) -> Result<Answer, ToolError> {
         match name {
             tools::PACK_DIRECTORY => self.pack_directory(arguments),
             tools::PACK_DOCUMENTS => self.pack_documents(arguments),
@@ -211,7 +219,7 @@ impl Server {
         }
     }
 
-    fn pack_directory(&self, arguments: &Map<String, Value>) -> Result<Answer, ToolError> {
+    fn pack_directory(&self, arguments: &RawArguments) -> Result<Answer, ToolError> {
         let args = Arguments::new(arguments, tools::PACK_DIRECTORY_ARGUMENTS)?;
         let path = args
             .string("path")?
@@ -247,15 +255,24 @@ impl Server {
         })
     }
 
-    fn pack_documents(&self, arguments: &Map<String, Value>) -> Result<Answer, ToolError> {
+    fn pack_documents(&self, arguments: &RawArguments) -> Result<Answer, ToolError> {
         let args = Arguments::new(arguments, tools::PACK_DOCUMENTS_ARGUMENTS)?;
-        let documents = args.required("documents")?;
+        let (documents, offset) = args
+            .raw("documents")
+            .ok_or_else(|| ToolError::Usage("the argument 'documents' is missing".into()))?;
+        self.check_size(documents)?;
         let request = request(&args, &self.roots)?;
-        // The documents go through the same parser and validation as a
-        // fixture file, so every refusal has the command line's code.
-        let fixture_json = serde_json::to_string_pretty(&json!({ "documents": documents }))
-            .map_err(|_| ToolError::Internal)?;
-        let fixture = Fixture::from_bytes(fixture_json.as_bytes(), &self.limits)?;
+        // The documents, as the client wrote them, go through the same
+        // reader and validation as a fixture file, so every refusal has the
+        // command line's code.
+        const HEAD: &str = r#"{"documents":"#;
+        let fixture_json = format!("{HEAD}{documents}}}");
+        let limits = Limits {
+            max_input_bytes: u64::MAX,
+            ..self.limits
+        };
+        let fixture = Fixture::from_bytes(fixture_json.as_bytes(), &limits)
+            .map_err(|error| tools::moved(error, offset.saturating_sub(HEAD.len())))?;
         let outcome = packer::pack(&fixture, &request)?;
         let summary = PackSummary::new(&fixture, &outcome);
         Ok(Answer {
@@ -264,18 +281,14 @@ impl Server {
         })
     }
 
-    fn count_tokens(&self, arguments: &Map<String, Value>) -> Result<Answer, ToolError> {
+    fn count_tokens(&self, arguments: &RawArguments) -> Result<Answer, ToolError> {
         let args = Arguments::new(arguments, tools::COUNT_TOKENS_ARGUMENTS)?;
+        if let Some((text, _)) = args.raw("text") {
+            self.check_size(text)?;
+        }
         let text = args
             .string("text")?
             .ok_or_else(|| ToolError::Usage("the argument 'text' is missing".into()))?;
-        if text.len() as u64 > self.limits.max_input_bytes {
-            return Err(packer::Error::InputTooLarge {
-                limit: self.limits.max_input_bytes,
-                size: Some(text.len() as u64),
-            }
-            .into());
-        }
         let counter = match tokenizer(&args, &self.roots)? {
             Some(tokenizer) => Counter::with_tokenizer(tokenizer),
             None => Counter::new(args.encoding()?.unwrap_or(Encoding::Cl100kBase)),
@@ -289,6 +302,19 @@ impl Server {
             text: tokens.to_string(),
             summary,
         })
+    }
+
+    /// Documents or a text, as JSON text, of at most `--max-input-bytes`.
+    fn check_size(&self, json: &str) -> Result<(), ToolError> {
+        let size = json.len() as u64;
+        if size > self.limits.max_input_bytes {
+            return Err(packer::Error::InputTooLarge {
+                limit: self.limits.max_input_bytes,
+                size: Some(size),
+            }
+            .into());
+        }
+        Ok(())
     }
 
     fn result(&self, answer: Result<Answer, ToolError>) -> CallToolResult {
@@ -340,7 +366,7 @@ fn tokenizer(args: &Arguments<'_>, roots: &Roots) -> Result<Option<Tokenizer>, T
             "give at most one of the arguments 'encoding', 'model' and 'tokenizer'".into(),
         ));
     }
-    let path = roots.resolve(path)?;
+    let path = roots.resolve_tokenizer(path)?;
     Ok(Some(Tokenizer::load(&path)?))
 }
 
@@ -370,11 +396,20 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let server = self.clone();
         let name = request.name.to_string();
-        let arguments = request.arguments.unwrap_or_default();
+        // The arguments as the client wrote them (the transport keeps them
+        // out of rmcp's hands); without any, an empty object.
+        let arguments = match context.extensions.get::<RawArguments>() {
+            Some(arguments) => arguments.clone(),
+            None => RawArguments::new(
+                serde_json::to_string(&request.arguments.unwrap_or_default()).map_err(|_| {
+                    ErrorData::internal_error("the arguments do not serialize", None)
+                })?,
+            ),
+        };
         // Packing is CPU work: run it off the protocol's thread, and turn a
         // panic into one coded error.
         let answer = tokio::task::spawn_blocking(move || server.call(&name, &arguments))
@@ -383,12 +418,27 @@ impl ServerHandler for Server {
         if let Err(error) = &answer {
             eprintln!(
                 "packer mcp: {} failed: error[{}]",
-                request.name,
+                log_safe(&request.name),
                 error.code()
             );
         }
         Ok(self.result(answer).into())
     }
+}
+
+/// The most characters of a client's string that the log shows.
+const LOG_CHARS: usize = 64;
+
+/// A client's string as the log shows it: at most [`LOG_CHARS`] characters
+/// (then `...`), terminal-safe, so that no call can forge, repaint or flood
+/// a line of the log.
+fn log_safe(text: &str) -> String {
+    let shown: String = text.chars().take(LOG_CHARS).collect();
+    let mut safe = packer::output::terminal_safe(&shown);
+    if shown.len() < text.len() {
+        safe.push_str("...");
+    }
+    safe
 }
 
 /// Serves until the client closes standard input.
@@ -421,7 +471,9 @@ pub fn run(args: McpArgs) -> Result<i32, packer::Error> {
             "packer mcp {}: serving on standard input and output",
             env!("CARGO_PKG_VERSION")
         );
-        let service = match server.serve(rmcp::transport::stdio()).await {
+        let (stdin, stdout) = rmcp::transport::stdio_pipes();
+        let transport = Lines::new(stdin, stdout, args.max_input_bytes);
+        let service = match server.serve(transport).await {
             Ok(service) => service,
             Err(error) => {
                 eprintln!("error[mcp-session]: the session did not start: {error}");

@@ -45,20 +45,37 @@ impl Roots {
     }
 
     /// The directory `given` names, if it lies inside a root: relative paths
-    /// start at the first root.
+    /// start at the first root. One that cannot be read is
+    /// `unreadable-input`, as `packer pack --dir` says.
     pub fn resolve(&self, given: &str) -> Result<PathBuf, ToolError> {
+        self.resolve_or(given, |kind| packer::Error::ReadFailed {
+            path: packer::output::terminal_safe(given),
+            kind,
+        })
+    }
+
+    /// The tokenizer file `given` names, if it lies inside a root. One that
+    /// cannot be read is `unreadable-tokenizer`, as `--tokenizer` says.
+    pub fn resolve_tokenizer(&self, given: &str) -> Result<PathBuf, ToolError> {
+        self.resolve_or(given, |kind| packer::Error::UnreadableTokenizer { kind })
+    }
+
+    /// `given` placed and checked against the roots; `unreadable` is the
+    /// error for a path inside a root that cannot be canonicalized.
+    fn resolve_or(
+        &self,
+        given: &str,
+        unreadable: impl FnOnce(std::io::ErrorKind) -> packer::Error,
+    ) -> Result<PathBuf, ToolError> {
         let first = &self.roots[0];
         let joined = first.join(given);
         let lexical = normalize(&joined).ok_or(ToolError::OutsideRoot)?;
         if !self.contains(&lexical) {
             return Err(ToolError::OutsideRoot);
         }
-        let canonical = lexical.canonicalize().map_err(|error| {
-            ToolError::Packer(packer::Error::ReadFailed {
-                path: packer::output::terminal_safe(given),
-                kind: error.kind(),
-            })
-        })?;
+        let canonical = lexical
+            .canonicalize()
+            .map_err(|error| ToolError::Packer(unreadable(error.kind())))?;
         if !self.contains(&canonical) {
             return Err(ToolError::OutsideRoot);
         }
@@ -147,9 +164,19 @@ mod tests {
             roots.resolve("missing").unwrap_err().code(),
             "unreadable-input"
         );
+        // A tokenizer file that is not there is named as the command line
+        // names it.
+        assert_eq!(
+            roots.resolve_tokenizer("missing.json").unwrap_err().code(),
+            "unreadable-tokenizer"
+        );
         // Outside and not there: refused before asking.
         assert_eq!(
             roots.resolve("../missing").unwrap_err(),
+            ToolError::OutsideRoot
+        );
+        assert_eq!(
+            roots.resolve_tokenizer("../missing.json").unwrap_err(),
             ToolError::OutsideRoot
         );
         std::fs::remove_dir_all(base).unwrap();

@@ -7,8 +7,10 @@
 //! is never surprised and one that does not learns which field is wrong.
 //! Messages name fields and limits; they never repeat argument values.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use packer::budget::MAX_BUDGET_VALUE;
@@ -18,6 +20,7 @@ use packer::pack::ExcerptOptions;
 use packer::{Encoding, Envelope, Options, PartialBudget, Policy};
 
 use super::ToolError;
+use super::jsonrpc::{RawArguments, in_request};
 
 /// `pack_directory`.
 pub const PACK_DIRECTORY: &str = "pack_directory";
@@ -437,35 +440,79 @@ fn count_summary_schema() -> Value {
 }
 
 /// A call's arguments, read field by field.
+///
+/// They are read from the JSON text the client sent, with the strict
+/// reader that reads fixtures ([`packer::json::check`]): a key twice in one
+/// object, an unpaired surrogate escape or nesting deeper than 128 levels
+/// is refused with the command line's code and message, its line and
+/// column those of the request line.
 pub struct Arguments<'a> {
-    map: &'a Map<String, Value>,
+    /// Every argument but `documents`, parsed.
+    map: Map<String, Value>,
+    /// Every argument as the client wrote it, and where it starts in the
+    /// request line.
+    raw: Vec<(String, &'a str, usize)>,
 }
 
 impl<'a> Arguments<'a> {
-    /// Checks that every argument is one the tool takes.
-    pub fn new(map: &'a Map<String, Value>, allowed: &[&str]) -> Result<Arguments<'a>, ToolError> {
-        if map.keys().any(|key| !allowed.contains(&key.as_str())) {
+    /// Reads `arguments` and checks that every argument is one the tool
+    /// takes.
+    pub fn new(arguments: &'a RawArguments, allowed: &[&str]) -> Result<Arguments<'a>, ToolError> {
+        let text = arguments.text();
+        let offset = arguments.offset();
+        packer::json::check(text).map_err(|error| ToolError::Packer(moved(error, offset)))?;
+        // No key appears twice (checked above), so a map loses nothing.
+        let members = serde_json::from_str::<BTreeMap<String, &RawValue>>(text)
+            .map_err(|_| ToolError::Usage("the arguments must be an object".into()))?;
+        if members
+            .iter()
+            .any(|(key, _)| !allowed.contains(&key.as_str()))
+        {
             return Err(ToolError::Usage(format!(
                 "the arguments have a field this tool does not take; allowed: {}",
                 allowed.join(", ")
             )));
         }
-        Ok(Arguments { map })
+        let mut map = Map::new();
+        let mut raw = Vec::with_capacity(members.len());
+        for (key, value) in members {
+            let value = value.get();
+            if key != "documents" {
+                map.insert(
+                    key.clone(),
+                    serde_json::from_str(value).map_err(|_| ToolError::Internal)?,
+                );
+            }
+            // The value borrows from `text`: its place is its address's
+            // distance from the text's.
+            let at = (value.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+            raw.push((key, value, offset + at));
+        }
+        Ok(Arguments { map, raw })
     }
 
     /// The raw value of `name`, if given (`null` counts as absent).
-    pub fn value(&self, name: &str) -> Option<&'a Value> {
+    pub fn value(&self, name: &str) -> Option<&Value> {
         self.map.get(name).filter(|v| !v.is_null())
     }
 
     /// A required argument.
-    pub fn required(&self, name: &str) -> Result<&'a Value, ToolError> {
+    pub fn required(&self, name: &str) -> Result<&Value, ToolError> {
         self.value(name)
             .ok_or_else(|| ToolError::Usage(format!("the argument '{name}' is missing")))
     }
 
+    /// `name`'s JSON text as the client wrote it, and the byte offset where
+    /// it starts in the request line, if given (`null` counts as absent).
+    pub fn raw(&self, name: &str) -> Option<(&'a str, usize)> {
+        self.raw
+            .iter()
+            .find(|(key, text, _)| key == name && *text != "null")
+            .map(|&(_, text, at)| (text, at))
+    }
+
     /// A string argument.
-    pub fn string(&self, name: &str) -> Result<Option<&'a str>, ToolError> {
+    pub fn string(&self, name: &str) -> Result<Option<&str>, ToolError> {
         match self.value(name) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
@@ -634,6 +681,22 @@ pub fn whole_budget(budget: u64) -> PartialBudget {
     }
 }
 
+/// `error` with its line and column counted in the request line, for a
+/// text that starts `offset` bytes into it (and on its first line, as every
+/// text a request line holds does).
+pub fn moved(error: packer::Error, offset: usize) -> packer::Error {
+    in_request(error, |at| {
+        if at.line == 1 {
+            packer::error::Position {
+                line: 1,
+                column: at.column + offset,
+            }
+        } else {
+            at
+        }
+    })
+}
+
 fn wrong_type(name: &str, what: &str) -> ToolError {
     ToolError::Usage(format!("the argument '{name}' must be {what}"))
 }
@@ -691,8 +754,8 @@ mod tests {
         );
     }
 
-    fn args(value: Value) -> Map<String, Value> {
-        object(value)
+    fn args(value: Value) -> RawArguments {
+        RawArguments::new(value.to_string())
     }
 
     #[test]
