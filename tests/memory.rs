@@ -71,7 +71,9 @@ fn peak_while_packing(text: &str) -> usize {
 
 #[test]
 fn peak_memory_is_proportional_to_the_input() {
-    let _turn = MEASURING.lock().unwrap_or_else(|poison| poison.into_inner());
+    let _turn = MEASURING
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
     // Warm up: load the encoder once, outside the measurement.
     peak_while_packing(&fixture_text(2));
     let small = fixture_text(800);
@@ -104,7 +106,9 @@ fn peak_memory_is_proportional_to_the_input() {
 #[test]
 fn a_huge_file_is_refused_without_being_read() {
     use packer::collect::{self, CollectOptions};
-    let _turn = MEASURING.lock().unwrap_or_else(|poison| poison.into_inner());
+    let _turn = MEASURING
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("small.txt"), "small\n").unwrap();
     let huge = std::fs::File::create(dir.path().join("huge.txt")).unwrap();
@@ -120,6 +124,10 @@ fn a_huge_file_is_refused_without_being_read() {
     let error = collect::collect(dir.path(), &options, |_| {}).unwrap_err();
     let peak = PEAK.load(Ordering::Relaxed) - baseline;
     assert_eq!(error.code(), "input-too-large");
-    assert!(error.to_string().contains("more than the limit of 1048576 bytes of text"));
+    assert!(
+        error
+            .to_string()
+            .contains("more than the limit of 1048576 bytes of text")
+    );
     assert!(peak < 4 << 20, "peak {peak} bytes");
 }

@@ -800,3 +800,116 @@ fn files_in_unreadable_directories_are_reported() {
         run.stderr
     );
 }
+
+/// `packer mcp --root ROOT`, spoken to in raw JSON-RPC lines.
+struct Mcp {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Mcp {
+    fn start(root: &Path) -> Mcp {
+        use std::io::BufRead;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_packer"))
+            .args(["mcp", "--root"])
+            .arg(root)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut mcp = Mcp {
+            child,
+            stdin,
+            stdout,
+        };
+        mcp.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#);
+        let mut line = String::new();
+        mcp.stdout.read_line(&mut line).unwrap();
+        mcp.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        mcp
+    }
+
+    fn send(&mut self, line: &str) {
+        use std::io::Write;
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Calls `tool` with `arguments` and returns the whole answer line.
+    fn call(&mut self, id: u64, tool: &str, arguments: &str) -> String {
+        use std::io::BufRead;
+        self.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
+        ));
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        assert!(line.contains(&format!(r#""id":{id}"#)), "{line}");
+        line
+    }
+}
+
+impl Drop for Mcp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn mcp_under_a_swapping_loop_leaks_nothing_and_never_hangs() {
+    let tree = SwapTree::new();
+    // The root is the directory above the tree, so that `root/sub` swapped
+    // for a link to `outside` is also tried as the path itself.
+    let root = tree.root.clone();
+    let mut mcp = Mcp::start(&root);
+    let deadline = Instant::now() + Duration::from_secs(8);
+    let (mut calls, mut refused) = (0u64, 0);
+    while calls < 2_000 && Instant::now() < deadline {
+        let path = if calls % 2 == 0 { "." } else { "sub" };
+        let started = Instant::now();
+        let answer = mcp.call(
+            calls + 1,
+            "pack_directory",
+            &format!(r#"{{"path":"{path}","budget":5000}}"#),
+        );
+        assert!(!answer.contains(MARKER), "call {calls}: {answer}");
+        assert!(!answer.contains("outside-only"), "call {calls}: {answer}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        refused += usize::from(answer.contains("path-outside-root"));
+        calls += 1;
+    }
+    eprintln!("{calls} calls, {refused} refused as outside the root");
+    assert!(calls >= 50, "{calls}");
+}
+
+#[test]
+fn mcp_refuses_a_fifo_tokenizer_at_once_and_a_link_leading_out() {
+    let base = tempfile::tempdir().unwrap();
+    let root = base.path().join("root");
+    write(&root.join("a.txt"), "hello\n");
+    write(&base.path().join("outside.json"), "{}");
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        root.join("fifo.json"),
+        rustix::fs::Mode::RWXU,
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(base.path().join("outside.json"), root.join("out.json")).unwrap();
+    let mut mcp = Mcp::start(&root);
+    let started = Instant::now();
+    let answer = mcp.call(
+        1,
+        "count_tokens",
+        r#"{"text":"hi","tokenizer":"fifo.json"}"#,
+    );
+    assert!(answer.contains("unreadable-tokenizer"), "{answer}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let answer = mcp.call(2, "count_tokens", r#"{"text":"hi","tokenizer":"out.json"}"#);
+    assert!(answer.contains("path-outside-root"), "{answer}");
+}

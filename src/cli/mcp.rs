@@ -186,7 +186,10 @@ fn in_argument_names(mut message: String) -> String {
 
 impl From<packer::Error> for ToolError {
     fn from(error: packer::Error) -> ToolError {
-        ToolError::Packer(error)
+        match error {
+            packer::Error::PathOutsideRoot => ToolError::OutsideRoot,
+            error => ToolError::Packer(error),
+        }
     }
 }
 
@@ -225,7 +228,12 @@ impl Server {
             .string("path")?
             .ok_or_else(|| ToolError::Usage("the argument 'path' is missing".into()))?;
         let request = request(&args, &self.roots)?;
-        let options = args.collect_options()?;
+        let options = packer::collect::CollectOptions {
+            // Checked again on the opened directory: a link swapped in
+            // after `resolve` is caught.
+            confine: self.roots.paths().to_vec(),
+            ..args.collect_options()?
+        };
         let dir = self.roots.resolve(path)?;
         if !dir.is_dir() {
             return Err(ToolError::Usage(format!(
@@ -367,7 +375,7 @@ fn tokenizer(args: &Arguments<'_>, roots: &Roots) -> Result<Option<Tokenizer>, T
         ));
     }
     let path = roots.resolve_tokenizer(path)?;
-    Ok(Some(Tokenizer::load(&path)?))
+    Ok(Some(Tokenizer::load_confined(&path, roots.paths())?))
 }
 
 const INSTRUCTIONS: &str = "\
