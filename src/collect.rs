@@ -16,6 +16,7 @@
 //! the result into a [`Fixture`] for [`crate::pack()`].
 
 pub mod git;
+mod ignores;
 pub mod priority;
 pub mod secrets;
 mod tree;
@@ -334,10 +335,15 @@ pub fn collect(
         checkout,
         ..Collection::default()
     };
+    let rules = (!options.no_ignore)
+        .then(|| root.try_clone().map(|root| ignores::Rules::new(root, dir)))
+        .transpose()
+        .map_err(|error| Error::UnreadableInput { kind: error.kind() })?;
     let visible = walk(
         dir,
         options,
         globs.clone(),
+        rules,
         &mut progress,
         &mut collection.skipped,
     )?;
@@ -412,20 +418,21 @@ fn walk(
     dir: &Path,
     options: &CollectOptions,
     globs: Option<Override>,
+    rules: Option<ignores::Rules>,
     progress: &mut impl FnMut(usize),
     skipped: &mut Vec<(String, SkipReason)>,
 ) -> Result<Files, Error> {
+    // The walker reads no rule file itself (see [`ignores`]): it would open
+    // them by path, blocking, through links.
     let mut walk = ignore::WalkBuilder::new(dir);
     walk.require_git(false)
         .follow_links(false)
-        .hidden(!options.hidden);
-    if options.no_ignore {
-        walk.ignore(false)
-            .git_ignore(false)
-            .git_exclude(false)
-            .git_global(false)
-            .parents(false);
-    }
+        .hidden(!options.hidden)
+        .ignore(false)
+        .git_ignore(false)
+        .git_exclude(false)
+        .git_global(false)
+        .parents(false);
     // The walker's rules decide what is visible; the globs and the `.git`
     // rule can only take away from that.
     walk.filter_entry(move |entry| {
@@ -436,6 +443,12 @@ fn walk(
             return false;
         }
         let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        if rules
+            .as_ref()
+            .is_some_and(|rules| rules.ignored(entry.path(), is_dir))
+        {
+            return false;
+        }
         !globs
             .as_ref()
             .is_some_and(|globs| globs.matched(entry.path(), is_dir).is_ignore())

@@ -244,6 +244,45 @@ impl Root {
         }
     }
 
+    /// Another handle on the same opened directory.
+    pub fn try_clone(&self) -> io::Result<Root> {
+        Ok(Root {
+            #[cfg(unix)]
+            fd: self.fd.try_clone()?,
+            path: self.path.clone(),
+        })
+    }
+
+    /// Whether `relative` names a directory beneath this one, reached
+    /// without following a link.
+    pub fn is_directory(&self, relative: &Path) -> bool {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{Mode, OFlags};
+            let mut directory: Option<std::os::fd::OwnedFd> = None;
+            for component in relative.components() {
+                let Component::Normal(name) = component else {
+                    return false;
+                };
+                let at = directory.as_ref().unwrap_or(&self.fd);
+                match rustix::fs::openat(
+                    at,
+                    name,
+                    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                    Mode::empty(),
+                ) {
+                    Ok(next) => directory = Some(next),
+                    Err(_) => return false,
+                }
+            }
+            directory.is_some()
+        }
+        #[cfg(not(unix))]
+        {
+            std::fs::symlink_metadata(self.path.join(relative)).is_ok_and(|m| m.is_dir())
+        }
+    }
+
     /// The path the directory was opened by.
     pub fn path(&self) -> &Path {
         &self.path

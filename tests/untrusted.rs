@@ -913,3 +913,49 @@ fn mcp_refuses_a_fifo_tokenizer_at_once_and_a_link_leading_out() {
     let answer = mcp.call(2, "count_tokens", r#"{"text":"hi","tokenizer":"out.json"}"#);
     assert!(answer.contains("path-outside-root"), "{answer}");
 }
+
+#[test]
+fn rule_files_that_are_fifos_devices_or_links_out_are_not_read() {
+    let base = tempfile::tempdir().unwrap();
+    let root = base.path().join("root");
+    write(&root.join("a.txt"), "a\n");
+    write(&root.join("kept.log"), "kept\n");
+    write(&root.join("sub/b.txt"), "b\n");
+    write(&root.join("sub/c.tmp"), "c\n");
+    write(&root.join("sub/.gitignore"), "*.tmp\n");
+    write(&root.join("deep/d.txt"), "d\n");
+    // Rules outside the tree that would hide a.txt if they were read.
+    write(&base.path().join("outside-rules"), "a.txt\n");
+    write(&base.path().join(".gitignore"), "a.txt\n*.log\n");
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        root.join(".gitignore"),
+        rustix::fs::Mode::RWXU,
+    )
+    .unwrap();
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        root.join("sub/.ignore"),
+        rustix::fs::Mode::RWXU,
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("/dev/zero", root.join("deep/.gitignore")).unwrap();
+    std::os::unix::fs::symlink(base.path().join("outside-rules"), root.join("deep/.ignore"))
+        .unwrap();
+    let started = Instant::now();
+    let options = CollectOptions {
+        base_url: Some(url::Url::parse("https://example.com/").unwrap()),
+        ..CollectOptions::default()
+    };
+    let collection = collect::collect(&root, &options, |_| {}).unwrap();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let ids: Vec<&str> = collection.documents.iter().map(|d| d.id.as_str()).collect();
+    // The regular .gitignore in sub/ still applies; nothing else is rules.
+    assert_eq!(ids, ["a.txt", "deep/d.txt", "kept.log", "sub/b.txt"]);
+    let run = packer_in(
+        base.path(),
+        &["collect", "root", "--base-url", "https://example.com/"],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
