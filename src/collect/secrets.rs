@@ -40,6 +40,12 @@
 //!   its decoding of base64, hex and percent-encoded text, nor its
 //!   `gitleaks:allow` comment (`--allow-secrets` is packer's override).
 //!
+//! packer adds three rules: `ssh2-private-key` and `putty-private-key` (key
+//! formats gitleaks' `private-key` does not cover) and `url-credentials`, a
+//! password in a URL's user information (`postgres://admin:…@db`), which,
+//! percent-decoded, must look random and not be a placeholder (see
+//! [`URL_PASSWORD_ALLOW`]).
+//!
 //! Cost: one search for all the keywords (a case-insensitive alternation,
 //! resumed after each keyword found); a rule's own pattern runs only when
 //! one of its keywords is present. The rules compile once, on first use.
@@ -78,6 +84,11 @@ enum Check {
     None,
     /// The secret holds a run of at least this many base64 characters.
     Base64Run(usize),
+    /// The secret is a URL's password: percent-decoded before every test,
+    /// and it must hold a digit or three of lower case, upper case and
+    /// symbols (other than `_`, `-` and `.`), as generated passwords do and
+    /// the words of documentation (`apples/oranges`) do not.
+    UrlPassword,
 }
 
 impl Rule {
@@ -93,6 +104,25 @@ impl Rule {
     };
 }
 
+/// `scheme://user:password@host`: the scheme, the user and the password
+/// (group 3). Neither part may hold white space, a quote, `/`, `?`, `@`,
+/// `<`, `>` or `\`, so a URL assembled from string pieces and the `<user>`
+/// style of documentation do not match.
+const URL_CREDENTIALS: &str = r#"(?i)\b([a-z][a-z0-9+.-]{0,30})://([^\s:/?#@'"\x60<>\\]{0,100}):([^\s/?@'"\x60<>\\]{1,200})@[\w\[.$%{-]"#;
+
+/// Passwords in URLs that are placeholders: variables and templates
+/// (`$PASSWORD`, `%PASSWORD%`, `{password}`, `[password]`, anything with
+/// `${`, `#{`, `{{`, `$(` or `%(`), and the words documentation uses
+/// (`password`, `passw0rd`, `secret`, `changeme`, `example`, …).
+pub const URL_PASSWORD_ALLOW: &[&str] = &[
+    r"^\$[A-Za-z_][A-Za-z0-9_]*$",
+    r"^%[A-Za-z_][A-Za-z0-9_]*%$",
+    r"^\{[^{}]*\}$",
+    r"^\[[^\[\]]*\]$",
+    r"\$\{|#\{|\{\{|\$\(|%\(",
+    r"(?i)p(?:a|@|4)ssw(?:o|0)rd|passwd|secret|changeme|example|dummy|placeholder|redacted",
+];
+
 /// Every rule, in the order they are tried.
 pub static RULES: &[Rule] = &[
     Rule {
@@ -103,6 +133,22 @@ pub static RULES: &[Rule] = &[
         keywords: &["-----begin"],
         allow: &[],
         check: Check::Base64Run(40),
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "ssh2-private-key",
+        description: "an SSH2 (RFC 4716 style) private key block, as ssh.com and Tectia write it",
+        pattern: r#"---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----[\s\S]{64,}?---- END SSH2 (?:ENCRYPTED )?PRIVATE KEY ----"#,
+        keywords: &["---- begin ssh2"],
+        check: Check::Base64Run(40),
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "putty-private-key",
+        description: "a PuTTY private key (PuTTY-User-Key-File-2: or -3: … Private-Lines:)",
+        pattern: r#"PuTTY-User-Key-File-[23]: *[\w.@-]+\r?\n(?:[^\r\n]*\r?\n){2,60}?Private-Lines: *\d+\r?\n([A-Za-z0-9+/=]{16,})"#,
+        entropy: 3.0,
+        keywords: &["putty-user-key-file-"],
         ..Rule::DEFAULT
     },
     Rule {
@@ -1325,6 +1371,16 @@ pub static RULES: &[Rule] = &[
         allow: &[],
         ..Rule::DEFAULT
     },
+    Rule {
+        id: "url-credentials",
+        description: "a password in a URL (scheme://user:password@host)",
+        pattern: URL_CREDENTIALS,
+        entropy: 2.9,
+        keywords: &["://"],
+        allow: URL_PASSWORD_ALLOW,
+        secret_group: 3,
+        check: Check::UrlPassword,
+    },
 ];
 
 /// gitleaks' global allow-list for candidate secrets: `true`, `false` and
@@ -1486,6 +1542,13 @@ impl Detector {
     }
 
     fn is_secret(&self, secret: &[u8], rule: &Rule, compiled: &Compiled) -> bool {
+        let decoded;
+        let secret = if let Check::UrlPassword = rule.check {
+            decoded = percent_decode(secret);
+            &decoded[..]
+        } else {
+            secret
+        };
         if rule.entropy != 0.0 && shannon_entropy(secret) <= rule.entropy {
             return false;
         }
@@ -1509,8 +1572,44 @@ impl Detector {
             Check::Base64Run(length) => secret
                 .split(|&b| !(b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'='))
                 .any(|run| run.len() >= length),
+            Check::UrlPassword => {
+                let has = |class: fn(&u8) -> bool| secret.iter().any(class);
+                let symbol = |b: &u8| !(b.is_ascii_alphanumeric() || b"_-.".contains(b));
+                let classes = [
+                    has(u8::is_ascii_lowercase),
+                    has(u8::is_ascii_uppercase),
+                    has(u8::is_ascii_digit),
+                    has(symbol),
+                ];
+                classes[2] || classes.iter().filter(|&&c| c).count() >= 3
+            }
         }
     }
+}
+
+/// `text` with each `%` and two hex digits replaced by the byte they stand
+/// for (a URL's user information is percent-encoded).
+fn percent_decode(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        let hex = |b: u8| char::from(b).to_digit(16);
+        match (
+            text[i],
+            text.get(i + 1).copied().and_then(hex),
+            text.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(high), Some(low)) => {
+                out.push((high * 16 + low) as u8);
+                i += 3;
+            }
+            (byte, _, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// gitleaks trims the newlines a match may start or end with.
@@ -1711,6 +1810,28 @@ mod tests {
             format!("{{\"type\": \"service_account\", \"private_key\": \"{key}\"}}"),
             body,
         ));
+        let body = format!("Comment: \"rsa-key-20240101\"\n{}", lines(f, 70 * 8, 70));
+        out.push(within(
+            "ssh2-private-key",
+            format!(
+                "---- BEGIN {0} ----\n{body}\n---- END {0} ----\n",
+                "SSH2 ENCRYPTED PRIVATE KEY"
+            ),
+            body,
+        ));
+        for (version, algorithm, public, private) in
+            [(2, "ssh-rsa", 6, 14), (3, "ssh-ed25519", 2, 1)]
+        {
+            let private_lines = lines(f, 64 * private - 20, 64);
+            let text = format!(
+                "PuTTY-User-Key-File-{version}: {algorithm}\nEncryption: none\n\
+                 Comment: {algorithm}-key-20240101\nPublic-Lines: {public}\n{}\n\
+                 Private-Lines: {private}\n{private_lines}\nPrivate-MAC: {}\n",
+                lines(f, 64 * public - 10, 64),
+                f.s(HEX, 64)
+            );
+            out.push(within("putty-private-key", text, private_lines));
+        }
 
         // Cloud providers.
         out.push(plain(
@@ -2306,6 +2427,47 @@ mod tests {
         let key = format!("YC{}", f.s(&u64s, 38));
         out.push(named("yandex-aws-access-token", "yandex_access_key", key));
 
+        // Passwords in URLs.
+        let password = format!("Xk9#{}", f.s(&an, 8));
+        out.push(within(
+            "url-credentials",
+            format!("DATABASE_URL=postgres://admin:{password}@db.internal:5432/app"),
+            password,
+        ));
+        // A short random password, raw and percent-encoded ('#' is %23).
+        for password in ["Xk9#mQ2v", "Xk9%23mQ2v"] {
+            out.push(within(
+                "url-credentials",
+                format!("postgres://admin:{password}@db.internal"),
+                password.into(),
+            ));
+        }
+        for (scheme, user, host) in [
+            ("postgresql", "app", "10.0.0.12:5432/app"),
+            ("mysql", "root", "mysql.prod.internal/shop"),
+            (
+                "mongodb+srv",
+                "svc",
+                "cluster0.a1b2c.mongodb.net/?retryWrites=true",
+            ),
+            ("redis", "", "cache.internal:6379/0"),
+            (
+                "rediss",
+                "default",
+                "redis-12345.c1.cloud.redislabs.com:12345",
+            ),
+            ("amqp", "worker", "rabbit.internal:5672/%2f"),
+            ("https", "deploy", "git.example.com/team/repo.git"),
+            ("ftp", "backup", "ftp.example.org/dumps"),
+            ("smtp", "mailer", "smtp.mailgun.org:587"),
+        ] {
+            let password = format!("{}{}", f.s(&an, 10), f.s("!#$%^&*", 2));
+            out.push(within(
+                "url-credentials",
+                format!("url = \"{scheme}://{user}:{password}@{host}\"\n"),
+                password,
+            ));
+        }
         out
     }
 
@@ -2516,6 +2678,48 @@ mod tests {
             f.s(&b64(), 4000)
         ));
         texts.push(lines(f, 76 * 200, 76));
+        // Documentation's URL credentials.
+        for url in [
+            "postgres://user:password@localhost:5432/db",
+            "postgresql://postgres:mysecretpassword@localhost",
+            "mongodb+srv://admin:<password>@cluster0.mongodb.net/test",
+            "mongodb+srv://admin:<db_password>@cluster0.abcde.mongodb.net/",
+            "redis://:${REDIS_PASSWORD}@redis:6379",
+            "amqp://guest:guest@localhost:5672/",
+            "https://user:****@example.com/",
+            "mysql://root:root@127.0.0.1:3306/test",
+            "https://{user}:{password}@host/path",
+            "format!(\"{}://{}:{}@{}\", scheme, user, password, host)",
+            "fmt.Sprintf(\"postgres://%s:%s@%s/%s\", user, pass, host, db)",
+            "f\"postgresql://{user}:{password}@{host}:{port}/{db}\"",
+            "http://[::1]:8080/path",
+            "git clone https://x-access-token:${{ secrets.GITHUB_TOKEN }}@github.com/o/r",
+            "smtp://user:pass@smtp.example.com",
+            "postgres://app:P@ssw0rd@db",
+            "postgres://admin:Passw0rd!@db.internal",
+            "postgres://admin:Secret123!@db.internal",
+            "postgres://user:s3cr3t@localhost/db",
+            "ftp://anonymous:anonymous@ftp.example.org",
+            "postgres://${DB_USER}:${DB_PASS}@${DB_HOST}/${DB_NAME}",
+            "DATABASE_URL=postgres://app:$DATABASE_PASSWORD@db/app",
+            "DATABASE_URL=postgres://app:$POSTGRES_PASS@db/app",
+            "redis://default:%REDIS_PASSWORD%@cache",
+            "postgresql://[user[:password]@][netloc][:port][/dbname]",
+            "jdbc:postgresql://localhost:5432/db?user=fred&password=secret",
+            "https://user:your_password_here@example.com",
+            "https://oauth2:glpat-xxxxxxxxxxxxxxxxxxxx@gitlab.com/o/r.git",
+            "amqp://user:changeme123@rabbit:5672",
+            "https://john.doe@example.com:8443/",
+            "see http://localhost:3000 and mailto:root@localhost",
+            // URL parsers' test data: odd characters, percent-encoded.
+            "dbtype://username:apples%2Foranges@hostspec/database",
+            "dbtype://username:apples%40oranges%40%40@hostspec/database",
+            "\"dbtype://user🐍測試:pass🐍測試@hostspec:499?query=but_no_db\",",
+            "\"href\": \"http://&a:foo(b%5Dc@d:2/\"",
+            "\"href\": \"https://user:pass%5B%7F@foo/bar\"",
+        ] {
+            texts.push(url.to_owned());
+        }
         for text in &texts {
             assert_eq!(find(text).map(|r| r.id), None, "{text}");
         }
