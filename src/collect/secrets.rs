@@ -228,7 +228,7 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         id: "gitlab-pat-routable",
-        description: "a GitLab routable personal access token (glpat-….01.…)",
+        description: "a GitLab routable personal access token (glpat-…, a dot and nine characters)",
         pattern: r#"\bglpat-[0-9a-zA-Z_-]{27,300}\.[0-9a-z]{2}[0-9a-z]{7}\b"#,
         entropy: 4.0,
         keywords: &["glpat-"],
@@ -273,7 +273,7 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         id: "gitlab-runner-authentication-token-routable",
-        description: "a GitLab routable runner authentication token (glrt-t…_….01.…)",
+        description: "a GitLab routable runner authentication token (glrt-t…_…, a dot and nine characters)",
         pattern: r#"\bglrt-t\d_[0-9a-zA-Z_\-]{27,300}\.[0-9a-z]{2}[0-9a-z]{7}\b"#,
         entropy: 4.0,
         keywords: &["glrt-"],
