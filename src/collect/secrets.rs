@@ -4,10 +4,12 @@
 //! [`find`] looks for a secret in a file's content, [`find_in_name`] in its
 //! path, and [`credential_file`] recognises the files that hold credentials
 //! by name (`.env`, `.netrc`, `.aws/credentials`, `id_rsa`, …). Whatever
-//! they report names a rule id, never the secret.
+//! they report names a rule id, never the secret. The rule list, the
+//! allow-lists and the file names are documented in `docs/secrets.md`.
 //!
 //! Most rules are gitleaks' (<https://github.com/gitleaks/gitleaks>, MIT
-//! licence, Copyright (c) 2019 Zachary Rice), taken from
+//! licence, Copyright (c) 2019 Zachary Rice; the notice is reproduced in
+//! `docs/secrets.md`), taken from
 //! `config/gitleaks.toml` and `cmd/generate/config/rules/*.go` at commit
 //! `b58d3f102cf3a2c84cb7f923d05c25c9b1aed84b`: each keeps gitleaks' id,
 //! pattern, minimum Shannon entropy, keywords and own allow-list, and
