@@ -1,326 +1,1410 @@
 //! High-confidence secret detection, so that a key never goes into a prompt
 //! unnoticed.
 //!
-//! The rules are a subset of gitleaks' default rule set
-//! (<https://github.com/gitleaks/gitleaks/blob/master/config/gitleaks.toml>,
-//! MIT licence, Copyright (c) 2019 Zachary Rice), taken at commit
-//! `b58d3f102cf3a2c84cb7f923d05c25c9b1aed84b`: each rule keeps gitleaks' id,
-//! pattern and minimum Shannon entropy. Only rules whose pattern is a
-//! distinctive, vendor-issued format (a fixed prefix or a fixed structure)
-//! are taken; gitleaks' keyword-context and generic rules
-//! (`generic-api-key`, `jwt`, `twilio-api-key`, the `…-api-key` rules that
-//! need a vendor name nearby) are left out because they flag ordinary code
-//! and documentation too often for a tool that skips whole files.
+//! [`find`] looks for a secret in a file's content, [`find_in_name`] in its
+//! path, and [`credential_file`] recognises the files that hold credentials
+//! by name (`.env`, `.netrc`, `.aws/credentials`, `id_rsa`, …). Whatever
+//! they report names a rule id, never the secret. The rule list, the
+//! allow-lists and the file names are documented in `docs/secrets.md`.
 //!
-//! False positives are kept low the way gitleaks does it: a candidate must
-//! reach the rule's entropy, and gitleaks' global allow-list (placeholders
-//! made of one repeated character, template variables, the stop-words) and
-//! the rule's own allow-list (AWS's documented `…EXAMPLE` keys) let a
-//! candidate through.
+//! Most rules are gitleaks' (<https://github.com/gitleaks/gitleaks>, MIT
+//! licence, Copyright (c) 2019 Zachary Rice; the notice is reproduced in
+//! `docs/secrets.md`), taken from
+//! `config/gitleaks.toml` and `cmd/generate/config/rules/*.go` at commit
+//! `b58d3f102cf3a2c84cb7f923d05c25c9b1aed84b`: each keeps gitleaks' id,
+//! pattern, minimum Shannon entropy, keywords and own allow-list, and
+//! gitleaks' global allow-list and stop-words apply to every rule. Only rules
+//! whose pattern is a distinctive, vendor-issued format are taken: a fixed
+//! prefix (`ghp_`, `sk-ant-api03-`, `glcbt-`) or a fixed structure (a PEM
+//! block, `…8Q~…`). A few of gitleaks' rules that also need the vendor's
+//! name nearby are taken when the value itself has a vendor prefix as well
+//! (`NRAK-` next to `newrelic`, `pk.` next to `mapbox`). Left out are
+//! gitleaks' generic and keyword-only rules (`generic-api-key`, `jwt`,
+//! `curl-auth-header`, `kubernetes-secret-yaml`, the `…-api-key` rules that
+//! are a hex string next to a vendor's name): they flag ordinary code, test
+//! data and documentation too often for a tool that skips whole files.
+//!
+//! Matching follows gitleaks: a rule runs only when one of its keywords is in
+//! the text (case-insensitively); the secret is the rule's secret group, or
+//! else the first non-empty capture group, or else the whole match; it must
+//! have more than the rule's entropy, and it must not match gitleaks' global
+//! allow-list, the rule's allow-list or contain a stop-word. Adaptations:
+//!
+//! - `atlassian-api-token` keeps only its `ATATT3…` branch (the other one is
+//!   24 letters and digits next to the word Jira or Confluence);
+//! - `sourcegraph-access-token` keeps only its `sgp_` branches (the other one
+//!   is any 40-digit hex string, i.e. every git commit id, in a file that
+//!   names Sourcegraph);
+//! - `square-secret` is defined in gitleaks' `square.go` but not registered
+//!   in the generated `gitleaks.toml` at that commit;
+//! - `private-key` also requires a run of 40 base64 characters inside the
+//!   block, so PEM-parsing code and `...` placeholders between the markers
+//!   are not taken for a key;
+//! - gitleaks' path allow-lists are not applied ([`find`] sees no path), nor
+//!   its decoding of base64, hex and percent-encoded text, nor its
+//!   `gitleaks:allow` comment (`--allow-secrets` is packer's override).
+//!
+//! packer adds three rules: `ssh2-private-key` and `putty-private-key` (key
+//! formats gitleaks' `private-key` does not cover) and `url-credentials`, a
+//! password in a URL's user information (`postgres://admin:…@db`), which,
+//! percent-decoded, must look random and not be a placeholder (see
+//! [`URL_PASSWORD_ALLOW`]).
+//!
+//! Cost: one search for all the keywords (a case-insensitive alternation,
+//! resumed after each keyword found); a rule's own pattern runs only when
+//! one of its keywords is present. The rules compile once, on first use.
 
 use std::sync::LazyLock;
 
 use regex::bytes::{Regex, RegexSet};
+use rustc_hash::FxHashMap;
 
 /// One detection rule.
 #[derive(Debug)]
 pub struct Rule {
-    /// gitleaks' rule id, e.g. `github-pat`.
+    /// The rule's id (gitleaks' id for gitleaks' rules), e.g. `github-pat`.
     pub id: &'static str,
     /// What the rule finds, for the documentation.
     pub description: &'static str,
-    /// The pattern; group 1, when present, is the secret itself.
+    /// The pattern (RE2 syntax, which the `regex` crate shares).
     pattern: &'static str,
-    /// The minimum Shannon entropy (bits per character) of the secret.
+    /// The secret must have more than this Shannon entropy (bits per byte);
+    /// 0 checks nothing.
     entropy: f64,
-    /// Secrets matching this are documented examples, not secrets.
-    allow: Option<&'static str>,
+    /// The rule runs only when one of these (lower case) is in the text.
+    keywords: &'static [&'static str],
+    /// A secret matching one of these is a documented example, not a secret.
+    allow: &'static [&'static str],
+    /// The capture group that is the secret; 0 means gitleaks' default (the
+    /// first non-empty group, or the whole match).
+    secret_group: usize,
+    /// A further test the secret must pass.
+    check: Check,
 }
 
-/// The trailing context gitleaks uses for keys with no fixed length.
-macro_rules! end {
-    () => {
-        r#"(?:[\x60'"\s;]|\\[nr]|$)"#
+/// A test beyond entropy and the allow-lists.
+#[derive(Debug, Clone, Copy)]
+enum Check {
+    None,
+    /// The secret holds a run of at least this many base64 characters.
+    Base64Run(usize),
+    /// The secret is a URL's password: percent-decoded before every test,
+    /// and it must hold a digit or three of lower case, upper case and
+    /// symbols (other than `_`, `-` and `.`), as generated passwords do and
+    /// the words of documentation (`apples/oranges`) do not.
+    UrlPassword,
+}
+
+impl Rule {
+    const DEFAULT: Rule = Rule {
+        id: "",
+        description: "",
+        pattern: "",
+        entropy: 0.0,
+        keywords: &[],
+        allow: &[],
+        secret_group: 0,
+        check: Check::None,
     };
 }
+
+/// `scheme://user:password@host`: the scheme, the user and the password
+/// (group 3). Neither part may hold white space, a quote, `/`, `?`, `@`,
+/// `<`, `>` or `\`, so a URL assembled from string pieces and the `<user>`
+/// style of documentation do not match.
+const URL_CREDENTIALS: &str = r#"(?i)\b([a-z][a-z0-9+.-]{0,30})://([^\s:/?#@'"\x60<>\\]{0,100}):([^\s/?@'"\x60<>\\]{1,200})@[\w\[.$%{-]"#;
+
+/// Passwords in URLs that are placeholders: variables and templates
+/// (`$PASSWORD`, `%PASSWORD%`, `{password}`, `[password]`, anything with
+/// `${`, `#{`, `{{`, `$(` or `%(`), and the words documentation uses
+/// (`password`, `passw0rd`, `secret`, `changeme`, `example`, …).
+pub const URL_PASSWORD_ALLOW: &[&str] = &[
+    r"^\$[A-Za-z_][A-Za-z0-9_]*$",
+    r"^%[A-Za-z_][A-Za-z0-9_]*%$",
+    r"^\{[^{}]*\}$",
+    r"^\[[^\[\]]*\]$",
+    r"\$\{|#\{|\{\{|\$\(|%\(",
+    r"(?i)p(?:a|@|4)ssw(?:o|0)rd|passwd|secret|changeme|example|dummy|placeholder|redacted",
+];
 
 /// Every rule, in the order they are tried.
 pub static RULES: &[Rule] = &[
     Rule {
         id: "private-key",
         description: "a PEM private key block (RSA, EC, DSA, OpenSSH, PGP, …)",
-        pattern: r"(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S-]{64,}?KEY(?: BLOCK)?-----",
+        pattern: r#"(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S-]{64,}?KEY(?: BLOCK)?-----"#,
         entropy: 0.0,
-        allow: None,
+        keywords: &["-----begin"],
+        allow: &[],
+        check: Check::Base64Run(40),
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "ssh2-private-key",
+        description: "an SSH2 (RFC 4716 style) private key block, as ssh.com and Tectia write it",
+        pattern: r#"---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----[\s\S]{64,}?---- END SSH2 (?:ENCRYPTED )?PRIVATE KEY ----"#,
+        keywords: &["---- begin ssh2"],
+        check: Check::Base64Run(40),
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "putty-private-key",
+        description: "a PuTTY private key (PuTTY-User-Key-File-2: or -3: … Private-Lines:)",
+        pattern: r#"PuTTY-User-Key-File-[23]: *[\w.@-]+\r?\n(?:[^\r\n]*\r?\n){2,60}?Private-Lines: *\d+\r?\n([A-Za-z0-9+/=]{16,})"#,
+        entropy: 3.0,
+        keywords: &["putty-user-key-file-"],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "aws-access-token",
         description: "an AWS access key id (AKIA…, ASIA…)",
-        pattern: r"\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b",
+        pattern: r#"\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b"#,
         entropy: 3.0,
-        allow: Some(r".+EXAMPLE$"),
+        keywords: &["a3t", "akia", "asia", "abia", "acca"],
+        allow: &[r#".+EXAMPLE$"#],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "aws-amazon-bedrock-api-key-long-lived",
+        description: "an Amazon Bedrock long-lived API key (ABSK…)",
+        pattern: r#"\b(ABSK[A-Za-z0-9+/]{109,269}={0,2})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 3.0,
+        keywords: &["absk"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "aws-amazon-bedrock-api-key-short-lived",
+        description: "an Amazon Bedrock short-lived API key (bedrock-api-key-…)",
+        // Split so that this file does not hold the key prefix it looks for.
+        pattern: concat!("bedrock-api-key-", "YmVkcm9jay5hbWF6b25hd3MuY29t"),
+        entropy: 3.0,
+        keywords: &["bedrock-api-key-"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "github-pat",
         description: "a GitHub personal access token (ghp_)",
-        pattern: r"ghp_[0-9a-zA-Z]{36}",
+        pattern: r#"ghp_[0-9a-zA-Z]{36}"#,
         entropy: 3.0,
-        allow: None,
+        keywords: &["ghp_"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "github-fine-grained-pat",
         description: "a GitHub fine-grained personal access token (github_pat_)",
-        pattern: r"github_pat_\w{82}",
+        pattern: r#"github_pat_\w{82}"#,
         entropy: 3.0,
-        allow: None,
+        keywords: &["github_pat_"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "github-oauth",
         description: "a GitHub OAuth access token (gho_)",
-        pattern: r"gho_[0-9a-zA-Z]{36}",
+        pattern: r#"gho_[0-9a-zA-Z]{36}"#,
         entropy: 3.0,
-        allow: None,
+        keywords: &["gho_"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "github-app-token",
         description: "a GitHub App token (ghu_, ghs_)",
-        pattern: r"(?:ghu|ghs)_[0-9a-zA-Z]{36}",
+        pattern: r#"(?:ghu|ghs)_[0-9a-zA-Z]{36}"#,
         entropy: 3.0,
-        allow: None,
+        keywords: &["ghu_", "ghs_"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "github-refresh-token",
         description: "a GitHub refresh token (ghr_)",
-        pattern: r"ghr_[0-9a-zA-Z]{36}",
+        pattern: r#"ghr_[0-9a-zA-Z]{36}"#,
         entropy: 3.0,
-        allow: None,
+        keywords: &["ghr_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "gitlab-pat-routable",
+        description: "a GitLab routable personal access token (glpat-…, a dot and nine characters)",
+        pattern: r#"\bglpat-[0-9a-zA-Z_-]{27,300}\.[0-9a-z]{2}[0-9a-z]{7}\b"#,
+        entropy: 4.0,
+        keywords: &["glpat-"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "gitlab-pat",
         description: "a GitLab personal access token (glpat-)",
-        pattern: r"glpat-[\w-]{20}",
+        pattern: r#"glpat-[\w-]{20}"#,
         entropy: 3.0,
-        allow: None,
+        keywords: &["glpat-"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "gitlab-ptt",
         description: "a GitLab pipeline trigger token (glptt-)",
-        pattern: r"glptt-[0-9a-f]{40}",
+        pattern: r#"glptt-[0-9a-f]{40}"#,
         entropy: 3.0,
-        allow: None,
+        keywords: &["glptt-"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "gitlab-rrt",
         description: "a GitLab runner registration token (GR1348941)",
-        pattern: r"GR1348941[\w-]{20}",
+        pattern: r#"GR1348941[\w-]{20}"#,
         entropy: 3.0,
-        allow: None,
+        keywords: &["gr1348941"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "gitlab-deploy-token",
         description: "a GitLab deploy token (gldt-)",
-        pattern: r"gldt-[0-9a-zA-Z_\-]{20}",
+        pattern: r#"gldt-[0-9a-zA-Z_\-]{20}"#,
         entropy: 3.0,
-        allow: None,
+        keywords: &["gldt-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "gitlab-runner-authentication-token-routable",
+        description: "a GitLab routable runner authentication token (glrt-t…_…, a dot and nine characters)",
+        pattern: r#"\bglrt-t\d_[0-9a-zA-Z_\-]{27,300}\.[0-9a-z]{2}[0-9a-z]{7}\b"#,
+        entropy: 4.0,
+        keywords: &["glrt-"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "gitlab-runner-authentication-token",
         description: "a GitLab runner authentication token (glrt-)",
-        pattern: r"glrt-[0-9a-zA-Z_\-]{20}",
+        pattern: r#"glrt-[0-9a-zA-Z_\-]{20}"#,
         entropy: 3.0,
-        allow: None,
+        keywords: &["glrt-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "gitlab-cicd-job-token",
+        description: "a GitLab CI/CD job token (glcbt-)",
+        pattern: r#"glcbt-[0-9a-zA-Z]{1,5}_[0-9a-zA-Z_-]{20}"#,
+        entropy: 3.0,
+        keywords: &["glcbt-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "gitlab-feature-flag-client-token",
+        description: "a GitLab feature flag client token (glffct-)",
+        pattern: r#"glffct-[0-9a-zA-Z_\-]{20}"#,
+        entropy: 3.0,
+        keywords: &["glffct-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "gitlab-feed-token",
+        description: "a GitLab feed token (glft-)",
+        pattern: r#"glft-[0-9a-zA-Z_\-]{20}"#,
+        entropy: 3.0,
+        keywords: &["glft-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "gitlab-incoming-mail-token",
+        description: "a GitLab incoming mail token (glimt-)",
+        pattern: r#"glimt-[0-9a-zA-Z_\-]{25}"#,
+        entropy: 3.0,
+        keywords: &["glimt-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "gitlab-kubernetes-agent-token",
+        description: "a GitLab Kubernetes agent token (glagent-)",
+        pattern: r#"glagent-[0-9a-zA-Z_\-]{50}"#,
+        entropy: 3.0,
+        keywords: &["glagent-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "gitlab-oauth-app-secret",
+        description: "a GitLab OAuth application secret (gloas-)",
+        pattern: r#"gloas-[0-9a-zA-Z_\-]{64}"#,
+        entropy: 3.0,
+        keywords: &["gloas-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "gitlab-scim-token",
+        description: "a GitLab SCIM token (glsoat-)",
+        pattern: r#"glsoat-[0-9a-zA-Z_\-]{20}"#,
+        entropy: 3.0,
+        keywords: &["glsoat-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "gitlab-session-cookie",
+        description: "a GitLab session cookie (_gitlab_session=)",
+        pattern: r#"_gitlab_session=[0-9a-z]{32}"#,
+        entropy: 3.0,
+        keywords: &["_gitlab_session="],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "slack-bot-token",
         description: "a Slack bot token (xoxb-)",
-        pattern: r"xoxb-[0-9]{10,13}-[0-9]{10,13}[a-zA-Z0-9-]*",
+        pattern: r#"xoxb-[0-9]{10,13}-[0-9]{10,13}[a-zA-Z0-9-]*"#,
         entropy: 3.0,
-        allow: None,
+        keywords: &["xoxb"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "slack-legacy-bot-token",
+        description: "a Slack legacy bot token (xoxb-<digits>-…)",
+        pattern: r#"xoxb-[0-9]{8,14}-[a-zA-Z0-9]{18,26}"#,
+        entropy: 2.0,
+        keywords: &["xoxb"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "slack-user-token",
         description: "a Slack user token (xoxp-, xoxe-)",
-        pattern: r"xox[pe](?:-[0-9]{10,13}){3}-[a-zA-Z0-9-]{28,34}",
+        pattern: r#"xox[pe](?:-[0-9]{10,13}){3}-[a-zA-Z0-9-]{28,34}"#,
         entropy: 2.0,
-        allow: None,
+        keywords: &["xoxp-", "xoxe-"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "slack-app-token",
         description: "a Slack app-level token (xapp-)",
-        pattern: r"(?i)xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+",
+        pattern: r#"(?i)xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"#,
         entropy: 2.0,
-        allow: None,
+        keywords: &["xapp"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "slack-config-access-token",
+        description: "a Slack configuration access token (xoxe.xoxp-, xoxe.xoxb-)",
+        pattern: r#"(?i)xoxe.xox[bp]-\d-[A-Z0-9]{163,166}"#,
+        entropy: 2.0,
+        keywords: &["xoxe.xoxb-", "xoxe.xoxp-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "slack-config-refresh-token",
+        description: "a Slack configuration refresh token (xoxe-1-…)",
+        pattern: r#"(?i)xoxe-\d-[A-Z0-9]{146}"#,
+        entropy: 2.0,
+        keywords: &["xoxe-"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "slack-legacy-token",
         description: "a Slack legacy token (xoxo-, xoxs-)",
-        pattern: r"xox[os]-\d+-\d+-\d+-[a-fA-F\d]+",
+        pattern: r#"xox[os]-\d+-\d+-\d+-[a-fA-F\d]+"#,
         entropy: 2.0,
-        allow: None,
+        keywords: &["xoxo", "xoxs"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "slack-legacy-workspace-token",
+        description: "a Slack legacy workspace token (xoxa-, xoxr-)",
+        pattern: r#"xox[ar]-(?:\d-)?[0-9a-zA-Z]{8,48}"#,
+        entropy: 2.0,
+        keywords: &["xoxa", "xoxr"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "slack-webhook-url",
         description: "a Slack incoming-webhook URL",
-        pattern: r"(?:https?://)?hooks.slack.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{43,56}",
+        pattern: r#"(?:https?://)?hooks.slack.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{43,56}"#,
         entropy: 0.0,
-        allow: None,
+        keywords: &["hooks.slack.com"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "microsoft-teams-webhook",
+        description: "a Microsoft Teams incoming-webhook URL",
+        pattern: r#"https://[a-z0-9]+\.webhook\.office\.com/webhookb2/[a-z0-9]{8}-([a-z0-9]{4}-){3}[a-z0-9]{12}@[a-z0-9]{8}-([a-z0-9]{4}-){3}[a-z0-9]{12}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9]{8}-([a-z0-9]{4}-){3}[a-z0-9]{12}"#,
+        entropy: 0.0,
+        keywords: &["webhook.office.com", "webhookb2", "incomingwebhook"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "openai-api-key",
         description: "an OpenAI API key (sk-…T3BlbkFJ…)",
-        pattern: concat!(
-            r"\b(sk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|sk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20})",
-            end!()
-        ),
+        pattern: r#"\b(sk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|sk-[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20})(?:[\x60'"\s;]|\\[nr]|$)"#,
         entropy: 3.0,
-        allow: None,
+        keywords: &["t3blbkfj"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "anthropic-api-key",
         description: "an Anthropic API key (sk-ant-api03-)",
-        pattern: concat!(r"\b(sk-ant-api03-[a-zA-Z0-9_\-]{93}AA)", end!()),
+        pattern: r#"\b(sk-ant-api03-[a-zA-Z0-9_\-]{93}AA)(?:[\x60'"\s;]|\\[nr]|$)"#,
         entropy: 0.0,
-        allow: None,
+        keywords: &["sk-ant-api03"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "anthropic-admin-api-key",
         description: "an Anthropic admin API key (sk-ant-admin01-)",
-        pattern: concat!(r"\b(sk-ant-admin01-[a-zA-Z0-9_\-]{93}AA)", end!()),
+        pattern: r#"\b(sk-ant-admin01-[a-zA-Z0-9_\-]{93}AA)(?:[\x60'"\s;]|\\[nr]|$)"#,
         entropy: 0.0,
-        allow: None,
+        keywords: &["sk-ant-admin01"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "perplexity-api-key",
+        description: "a Perplexity API key (pplx-)",
+        pattern: r#"\b(pplx-[a-zA-Z0-9]{48})(?:[\x60'"\s;]|\\[nr]|$|\b)"#,
+        entropy: 4.0,
+        keywords: &["pplx-"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "stripe-access-token",
         description: "a Stripe secret or restricted key (sk_live_, rk_test_, …)",
-        pattern: concat!(
-            r"\b((?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99})",
-            end!()
-        ),
+        pattern: r#"\b((?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99})(?:[\x60'"\s;]|\\[nr]|$)"#,
         entropy: 2.0,
-        allow: None,
+        keywords: &[
+            "sk_test", "sk_live", "sk_prod", "rk_test", "rk_live", "rk_prod",
+        ],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "gcp-api-key",
         description: "a Google Cloud API key (AIza)",
-        pattern: concat!(r"\b(AIza[\w-]{35})", end!()),
+        pattern: r#"\b(AIza[\w-]{35})(?:[\x60'"\s;]|\\[nr]|$)"#,
         entropy: 4.0,
-        allow: None,
+        keywords: &["aiza"],
+        allow: &[
+            r#"AIzaSyabcdefghijklmnopqrstuvwxyz1234567"#,
+            r#"AIzaSyAnLA7NfeLquW1tJFpx_eQCxoX-oo6YyIs"#,
+            r#"AIzaSyCkEhVjf3pduRDt6d1yKOMitrUEke8agEM"#,
+            r#"AIzaSyDMAScliyLx7F0NPDEJi1QmyCgHIAODrlU"#,
+            r#"AIzaSyD3asb-2pEZVqMkmL6M9N6nHZRR_znhrh0"#,
+            r#"AIzayDNSXIbFmlXbIE6mCzDLQAqITYefhixbX4A"#,
+            r#"AIzaSyAdOS2zB6NCsk1pCdZ4-P6GBdi_UUPwX7c"#,
+            r#"AIzaSyASWm6HmTMdYWpgMnjRBjxcQ9CKctWmLd4"#,
+            r#"AIzaSyANUvH9H9BsUccjsu2pCmEkOPjjaXeDQgY"#,
+            r#"AIzaSyA5_iVawFQ8ABuTZNUdcwERLJv_a_p4wtM"#,
+            r#"AIzaSyA4UrcGxgwQFTfaI3no3t7Lt1sjmdnP5sQ"#,
+            r#"AIzaSyDSb51JiIcB6OJpwwMicseKRhhrOq1cS7g"#,
+            r#"AIzaSyBF2RrAIm4a0mO64EShQfqfd2AFnzAvvuU"#,
+            r#"AIzaSyBcE-OOIbhjyR83gm4r2MFCu4MJmprNXsw"#,
+            r#"AIzaSyB8qGxt4ec15vitgn44duC5ucxaOi4FmqE"#,
+            r#"AIzaSyA8vmApnrHNFE0bApF4hoZ11srVL_n0nvY"#,
+        ],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "azure-ad-client-secret",
+        description: "an Azure AD (Entra ID) client secret (…8Q~…)",
+        pattern: r#"(?:^|[\\'"\x60\s>=:(,)])([a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34})(?:$|[\\'"\x60\s<),])"#,
+        entropy: 3.0,
+        keywords: &["q~"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "alibaba-access-key-id",
+        description: "an Alibaba Cloud AccessKey id (LTAI)",
+        pattern: r#"\b(LTAI(?i)[a-z0-9]{20})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 2.0,
+        keywords: &["ltai"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "npm-access-token",
         description: "an npm access token (npm_)",
-        pattern: concat!(r"(?i)\b(npm_[a-z0-9]{36})", end!()),
+        pattern: r#"(?i)\b(npm_[a-z0-9]{36})(?:[\x60'"\s;]|\\[nr]|$)"#,
         entropy: 2.0,
-        allow: None,
+        keywords: &["npm_"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "pypi-upload-token",
         description: "a PyPI upload token (pypi-AgEIcHlwaS5vcmc)",
-        pattern: r"pypi-AgEIcHlwaS5vcmc[\w-]{50,1000}",
+        pattern: r#"pypi-AgEIcHlwaS5vcmc[\w-]{50,1000}"#,
         entropy: 3.0,
-        allow: None,
+        keywords: &["pypi-ageichlwas5vcmc"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "rubygems-api-token",
+        description: "a RubyGems API key (rubygems_)",
+        pattern: r#"\b(rubygems_[a-f0-9]{48})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 2.0,
+        keywords: &["rubygems_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "clojars-api-token",
+        description: "a Clojars deploy token (CLOJARS_)",
+        pattern: r#"(?i)CLOJARS_[a-z0-9]{60}"#,
+        entropy: 2.0,
+        keywords: &["clojars_"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "huggingface-access-token",
         description: "a Hugging Face access token (hf_)",
-        pattern: concat!(r"\b(hf_(?i:[a-z]{34}))", end!()),
+        pattern: r#"\b(hf_(?i:[a-z]{34}))(?:[\x60'"\s;]|\\[nr]|$)"#,
         entropy: 2.0,
-        allow: None,
+        keywords: &["hf_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "huggingface-organization-api-token",
+        description: "a Hugging Face organization API token (api_org_)",
+        pattern: r#"\b(api_org_(?i:[a-z]{34}))(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 2.0,
+        keywords: &["api_org_"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "sendgrid-api-token",
         description: "a SendGrid API key (SG.)",
-        pattern: concat!(r"\b(SG\.(?i)[a-z0-9=_\-\.]{66})", end!()),
+        pattern: r#"\b(SG\.(?i)[a-z0-9=_\-\.]{66})(?:[\x60'"\s;]|\\[nr]|$)"#,
         entropy: 2.0,
-        allow: None,
+        keywords: &["sg."],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "sendinblue-api-token",
+        description: "a Brevo (Sendinblue) API key (xkeysib-)",
+        pattern: r#"\b(xkeysib-[a-f0-9]{64}\-(?i)[a-z0-9]{16})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 2.0,
+        keywords: &["xkeysib-"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "digitalocean-pat",
         description: "a DigitalOcean personal access token (dop_v1_)",
-        pattern: concat!(r"\b(dop_v1_[a-f0-9]{64})", end!()),
+        pattern: r#"\b(dop_v1_[a-f0-9]{64})(?:[\x60'"\s;]|\\[nr]|$)"#,
         entropy: 3.0,
-        allow: None,
+        keywords: &["dop_v1_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "digitalocean-access-token",
+        description: "a DigitalOcean OAuth access token (doo_v1_)",
+        pattern: r#"\b(doo_v1_[a-f0-9]{64})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 3.0,
+        keywords: &["doo_v1_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "digitalocean-refresh-token",
+        description: "a DigitalOcean OAuth refresh token (dor_v1_)",
+        pattern: r#"(?i)\b(dor_v1_[a-f0-9]{64})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 0.0,
+        keywords: &["dor_v1_"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "shopify-access-token",
         description: "a Shopify access token (shpat_)",
-        pattern: r"shpat_[a-fA-F0-9]{32}",
+        pattern: r#"shpat_[a-fA-F0-9]{32}"#,
         entropy: 2.0,
-        allow: None,
+        keywords: &["shpat_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "shopify-custom-access-token",
+        description: "a Shopify custom app access token (shpca_)",
+        pattern: r#"shpca_[a-fA-F0-9]{32}"#,
+        entropy: 2.0,
+        keywords: &["shpca_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "shopify-private-app-access-token",
+        description: "a Shopify private app access token (shppa_)",
+        pattern: r#"shppa_[a-fA-F0-9]{32}"#,
+        entropy: 2.0,
+        keywords: &["shppa_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "shopify-shared-secret",
+        description: "a Shopify shared secret (shpss_)",
+        pattern: r#"shpss_[a-fA-F0-9]{32}"#,
+        entropy: 2.0,
+        keywords: &["shpss_"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "databricks-api-token",
         description: "a Databricks API token (dapi)",
-        pattern: concat!(r"\b(dapi[a-f0-9]{32}(?:-\d)?)", end!()),
+        pattern: r#"\b(dapi[a-f0-9]{32}(?:-\d)?)(?:[\x60'"\s;]|\\[nr]|$)"#,
         entropy: 3.0,
-        allow: None,
+        keywords: &["dapi"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "postman-api-token",
         description: "a Postman API key (PMAK-)",
-        pattern: concat!(r"\b(PMAK-(?i)[a-f0-9]{24}\-[a-f0-9]{34})", end!()),
+        pattern: r#"\b(PMAK-(?i)[a-f0-9]{24}\-[a-f0-9]{34})(?:[\x60'"\s;]|\\[nr]|$)"#,
         entropy: 3.0,
-        allow: None,
+        keywords: &["pmak-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "grafana-api-key",
+        description: "a Grafana API key (eyJrIjoi…)",
+        pattern: r#"(?i)\b(eyJrIjoi[A-Za-z0-9]{70,400}={0,3})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 3.0,
+        keywords: &["eyjrijoi"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "grafana-cloud-api-token",
+        description: "a Grafana Cloud API token (glc_)",
+        pattern: r#"(?i)\b(glc_[A-Za-z0-9+/]{32,400}={0,3})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 3.0,
+        keywords: &["glc_"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "grafana-service-account-token",
         description: "a Grafana service account token (glsa_)",
-        pattern: concat!(r"(?i)\b(glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})", end!()),
+        pattern: r#"(?i)\b(glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})(?:[\x60'"\s;]|\\[nr]|$)"#,
         entropy: 3.0,
-        allow: None,
+        keywords: &["glsa_"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "doppler-api-token",
         description: "a Doppler API token (dp.pt.)",
-        pattern: r"dp\.pt\.(?i)[a-z0-9]{43}",
+        pattern: r#"dp\.pt\.(?i)[a-z0-9]{43}"#,
         entropy: 2.0,
-        allow: None,
+        keywords: &["dp.pt."],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "linear-api-key",
         description: "a Linear API key (lin_api_)",
-        pattern: r"lin_api_(?i)[a-z0-9]{40}",
+        pattern: r#"lin_api_(?i)[a-z0-9]{40}"#,
         entropy: 2.0,
-        allow: None,
+        keywords: &["lin_api_"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "pulumi-api-token",
         description: "a Pulumi access token (pul-)",
-        pattern: concat!(r"\b(pul-[a-f0-9]{40})", end!()),
+        pattern: r#"\b(pul-[a-f0-9]{40})(?:[\x60'"\s;]|\\[nr]|$)"#,
         entropy: 2.0,
-        allow: None,
+        keywords: &["pul-"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "planetscale-api-token",
         description: "a PlanetScale API token (pscale_tkn_)",
-        pattern: concat!(r"\b(pscale_tkn_(?i)[\w=\.-]{32,64})", end!()),
+        pattern: r#"\b(pscale_tkn_(?i)[\w=\.-]{32,64})(?:[\x60'"\s;]|\\[nr]|$)"#,
         entropy: 3.0,
-        allow: None,
+        keywords: &["pscale_tkn_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "planetscale-oauth-token",
+        description: "a PlanetScale OAuth token (pscale_oauth_)",
+        pattern: r#"\b(pscale_oauth_[\w=\.-]{32,64})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 3.0,
+        keywords: &["pscale_oauth_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "planetscale-password",
+        description: "a PlanetScale database password (pscale_pw_)",
+        pattern: r#"(?i)\b(pscale_pw_(?i)[\w=\.-]{32,64})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 3.0,
+        keywords: &["pscale_pw_"],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "hashicorp-tf-api-token",
         description: "a Terraform Cloud / Enterprise API token (….atlasv1.…)",
-        pattern: r"(?i)[a-z0-9]{14}\.(?-i:atlasv1)\.[a-z0-9\-_=]{60,70}",
+        pattern: r#"(?i)[a-z0-9]{14}\.(?-i:atlasv1)\.[a-z0-9\-_=]{60,70}"#,
         entropy: 3.5,
-        allow: None,
+        keywords: &["atlasv1"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "vault-service-token",
+        description: "a HashiCorp Vault service token (hvs., legacy s.)",
+        pattern: r#"\b((?:hvs\.[\w-]{90,120}|s\.(?i:[a-z0-9]{24})))(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 3.5,
+        keywords: &["hvs.", "s."],
+        allow: &[r#"s\.[A-Za-z]{24}"#],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "vault-batch-token",
+        description: "a HashiCorp Vault batch token (hvb.)",
+        pattern: r#"\b(hvb\.[\w-]{138,300})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 4.0,
+        keywords: &["hvb."],
+        allow: &[],
+        ..Rule::DEFAULT
     },
     Rule {
         id: "age-secret-key",
         description: "an age encryption secret key (AGE-SECRET-KEY-1)",
-        pattern: r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
+        pattern: r#"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"#,
         entropy: 0.0,
-        allow: None,
+        keywords: &["age-secret-key-1"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "1password-secret-key",
+        description: "a 1Password account secret key (A3-…)",
+        pattern: r#"\bA3-[A-Z0-9]{6}-(?:(?:[A-Z0-9]{11})|(?:[A-Z0-9]{6}-[A-Z0-9]{5}))-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\b"#,
+        entropy: 3.8,
+        keywords: &["a3-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "1password-service-account-token",
+        description: "a 1Password service account token (ops_eyJ…)",
+        pattern: r#"ops_eyJ[a-zA-Z0-9+/]{250,}={0,3}"#,
+        entropy: 4.0,
+        keywords: &["ops_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "heroku-api-key-v2",
+        description: "a Heroku API key (HRKU-AA…)",
+        pattern: r#"\b((HRKU-AA[0-9a-zA-Z_-]{58}))(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 4.0,
+        keywords: &["hrku-aa"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "notion-api-token",
+        description: "a Notion integration token (ntn_)",
+        pattern: r#"\b(ntn_[0-9]{11}[A-Za-z0-9]{32}[A-Za-z0-9]{3})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 4.0,
+        keywords: &["ntn_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "sentry-user-token",
+        description: "a Sentry user auth token (sntryu_)",
+        pattern: r#"\b(sntryu_[a-f0-9]{64})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 3.5,
+        keywords: &["sntryu_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "sentry-org-token",
+        description: "a Sentry organization auth token (sntrys_eyJpYXQiO…)",
+        pattern: r#"\bsntrys_eyJpYXQiO[a-zA-Z0-9+/]{10,200}(?:LCJyZWdpb25fdXJs|InJlZ2lvbl91cmwi|cmVnaW9uX3VybCI6)[a-zA-Z0-9+/]{10,200}={0,2}_[a-zA-Z0-9+/]{43}(?:[^a-zA-Z0-9+/]|\z)"#,
+        entropy: 4.5,
+        keywords: &["sntrys_eyjpyxqio"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "square-access-token",
+        description: "a Square access token (sq0atp-, EAAA…)",
+        pattern: r#"\b((?:EAAA|sq0atp-)[\w-]{22,60})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 2.0,
+        keywords: &["sq0atp-", "eaaa"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "square-secret",
+        description: "a Square OAuth application secret (sq0csp-)",
+        pattern: r#"\b(sq0csp-[\w-]{43})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 2.0,
+        keywords: &["sq0csp-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "dynatrace-api-token",
+        description: "a Dynatrace API token (dt0c01.)",
+        pattern: r#"dt0c01\.(?i)[a-z0-9]{24}\.[a-z0-9]{64}"#,
+        entropy: 4.0,
+        keywords: &["dt0c01."],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "flyio-access-token",
+        description: "a Fly.io access token (fo1_, fm1a_/fm1r_, fm2_)",
+        pattern: r#"\b((?:fo1_[\w-]{43}|fm1[ar]_[a-zA-Z0-9+\/]{100,}={0,3}|fm2_[a-zA-Z0-9+\/]{100,}={0,3}))(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 4.0,
+        keywords: &["fo1_", "fm1", "fm2_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "atlassian-api-token",
+        description: "an Atlassian API token (ATATT3…)",
+        pattern: r#"\b(ATATT3[A-Za-z0-9_\-=]{186})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 3.5,
+        keywords: &["atatt3"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "artifactory-api-key",
+        description: "a JFrog Artifactory API key (AKCp…)",
+        pattern: r#"\bAKCp[A-Za-z0-9]{69}\b"#,
+        entropy: 4.5,
+        keywords: &["akcp"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "artifactory-reference-token",
+        description: "a JFrog Artifactory reference token (cmVmd…)",
+        pattern: r#"\bcmVmd[A-Za-z0-9]{59}\b"#,
+        entropy: 4.5,
+        keywords: &["cmvmd"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "facebook-page-access-token",
+        description: "a Facebook page access token (EAAM…, EAAC…)",
+        pattern: r#"\b(EAA[MC](?i)[a-z0-9]{100,})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 4.0,
+        keywords: &["eaam", "eaac"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "facebook-access-token",
+        description: "a Facebook app access token (an app id, a bar and a secret, in a file that names Facebook)",
+        pattern: r#"(?i)\b(\d{15,16}(\||%)[0-9a-z\-_]{27,40})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 3.0,
+        keywords: &["facebook"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "adobe-client-secret",
+        description: "an Adobe client secret (p8e-)",
+        pattern: r#"\b(p8e-(?i)[a-z0-9]{32})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 2.0,
+        keywords: &["p8e-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "airtable-personnal-access-token",
+        description: "an Airtable personal access token (pat….…, in a file that names Airtable)",
+        pattern: r#"\b(pat[[:alnum:]]{14}\.[a-f0-9]{64})\b"#,
+        entropy: 0.0,
+        keywords: &["airtable"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "authress-service-client-access-key",
+        description: "an Authress service client access key (sc_….acc_…)",
+        pattern: r#"\b((?:sc|ext|scauth|authress)_(?i)[a-z0-9]{5,30}\.[a-z0-9]{4,6}\.(?-i:acc)[_-][a-z0-9-]{10,32}\.[a-z0-9+/_=-]{30,120})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 2.0,
+        keywords: &["sc_", "ext_", "scauth_", "authress_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "clickhouse-cloud-api-secret-key",
+        description: "a ClickHouse Cloud API secret key (4b1d…)",
+        pattern: r#"\b(4b1d[A-Za-z0-9]{38})\b"#,
+        entropy: 3.0,
+        keywords: &["4b1d"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "cloudflare-origin-ca-key",
+        description: "a Cloudflare Origin CA key (v1.0-…)",
+        pattern: r#"\b(v1\.0-[a-f0-9]{24}-[a-f0-9]{146})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 2.0,
+        keywords: &["cloudflare", "v1.0-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "duffel-api-token",
+        description: "a Duffel API token (duffel_test_, duffel_live_)",
+        pattern: r#"duffel_(?:test|live)_(?i)[a-z0-9_\-=]{43}"#,
+        entropy: 2.0,
+        keywords: &["duffel_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "easypost-api-token",
+        description: "an EasyPost API key (EZAK)",
+        pattern: r#"\bEZAK(?i)[a-z0-9]{54}\b"#,
+        entropy: 2.0,
+        keywords: &["ezak"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "easypost-test-api-token",
+        description: "an EasyPost test API key (EZTK)",
+        pattern: r#"\bEZTK(?i)[a-z0-9]{54}\b"#,
+        entropy: 2.0,
+        keywords: &["eztk"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "flutterwave-public-key",
+        description: "a Flutterwave test public key (FLWPUBK_TEST-)",
+        pattern: r#"FLWPUBK_TEST-(?i)[a-h0-9]{32}-X"#,
+        entropy: 2.0,
+        keywords: &["flwpubk_test"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "flutterwave-secret-key",
+        description: "a Flutterwave test secret key (FLWSECK_TEST-…-X)",
+        pattern: r#"FLWSECK_TEST-(?i)[a-h0-9]{32}-X"#,
+        entropy: 2.0,
+        keywords: &["flwseck_test"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "flutterwave-encryption-key",
+        description: "a Flutterwave test encryption key (FLWSECK_TEST…)",
+        pattern: r#"FLWSECK_TEST-(?i)[a-h0-9]{12}"#,
+        entropy: 2.0,
+        keywords: &["flwseck_test"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "frameio-api-token",
+        description: "a Frame.io API token (fio-u-)",
+        pattern: r#"fio-u-(?i)[a-z0-9\-_=]{64}"#,
+        entropy: 0.0,
+        keywords: &["fio-u-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "harness-api-key",
+        description: "a Harness API key or token (pat.…, sat.…)",
+        pattern: r#"(?:pat|sat)\.[a-zA-Z0-9_-]{22}\.[a-zA-Z0-9]{24}\.[a-zA-Z0-9]{20}"#,
+        entropy: 0.0,
+        keywords: &["pat.", "sat."],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "infracost-api-token",
+        description: "an Infracost API token (ico-)",
+        pattern: r#"\b(ico-[a-zA-Z0-9]{32})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 3.0,
+        keywords: &["ico-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "intra42-client-secret",
+        description: "a 42 Intra client secret (s-s4t2ud-, s-s4t2af-)",
+        pattern: r#"\b(s-s4t2(?:ud|af)-(?i)[abcdef0123456789]{64})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 3.0,
+        keywords: &["intra", "s-s4t2ud-", "s-s4t2af-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "maxmind-license-key",
+        description: "a MaxMind license key (…_mmk)",
+        pattern: r#"\b([A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk)(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 4.0,
+        keywords: &["_mmk"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "octopus-deploy-api-key",
+        description: "an Octopus Deploy API key (API-)",
+        pattern: r#"\b(API-[A-Z0-9]{26})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 3.0,
+        keywords: &["api-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "openshift-user-token",
+        description: "an OpenShift user token (sha256~)",
+        pattern: r#"\b(sha256~[\w-]{43})(?:[^\w-]|\z)"#,
+        entropy: 3.5,
+        keywords: &["sha256~"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "prefect-api-token",
+        description: "a Prefect API key (pnu_)",
+        pattern: r#"\b(pnu_[a-zA-Z0-9]{36})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 2.0,
+        keywords: &["pnu_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "readme-api-token",
+        description: "a ReadMe API key (rdme_)",
+        pattern: r#"\b(rdme_[a-z0-9]{70})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 2.0,
+        keywords: &["rdme_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "scalingo-api-token",
+        description: "a Scalingo API token (tk-us-)",
+        pattern: r#"\b(tk-us-[\w-]{48})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 2.0,
+        keywords: &["tk-us-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "settlemint-application-access-token",
+        description: "a SettleMint application access token (sm_aat_)",
+        pattern: r#"\b(sm_aat_[a-zA-Z0-9]{16})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 3.0,
+        keywords: &["sm_aat"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "settlemint-personal-access-token",
+        description: "a SettleMint personal access token (sm_pat_)",
+        pattern: r#"\b(sm_pat_[a-zA-Z0-9]{16})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 3.0,
+        keywords: &["sm_pat"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "settlemint-service-access-token",
+        description: "a SettleMint service access token (sm_sat_)",
+        pattern: r#"\b(sm_sat_[a-zA-Z0-9]{16})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 3.0,
+        keywords: &["sm_sat"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "shippo-api-token",
+        description: "a Shippo API token (shippo_live_, shippo_test_)",
+        pattern: r#"\b(shippo_(?:live|test)_[a-fA-F0-9]{40})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 2.0,
+        keywords: &["shippo_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "sidekiq-sensitive-url",
+        description: "a Sidekiq Pro / Enterprise gem source URL with credentials",
+        pattern: r#"(?i)\bhttps?://([a-f0-9]{8}:[a-f0-9]{8})@(?:gems.contribsys.com|enterprise.contribsys.com)(?:[\/|\#|\?|:]|$)"#,
+        entropy: 0.0,
+        keywords: &["gems.contribsys.com", "enterprise.contribsys.com"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "sourcegraph-access-token",
+        description: "a Sourcegraph access token (sgp_)",
+        pattern: r#"(?i)\b(\b(sgp_(?:[a-fA-F0-9]{16}|local)_[a-fA-F0-9]{40}|sgp_[a-fA-F0-9]{40})\b)(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 3.0,
+        keywords: &["sgp_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "twilio-api-key",
+        description: "a Twilio API key SID (SK + 32 hex)",
+        pattern: r#"SK[0-9a-fA-F]{32}"#,
+        entropy: 3.0,
+        keywords: &["sk"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "defined-networking-api-token",
+        description: "a Defined Networking API token (dnkey-, next to dnkey)",
+        pattern: r#"(?i)[\w.-]{0,50}?(?:dnkey)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(dnkey-[a-z0-9=_\-]{26}-[a-z0-9=_\-]{52})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 0.0,
+        keywords: &["dnkey"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "dropbox-short-lived-api-token",
+        description: "a Dropbox short-lived token (sl., next to dropbox)",
+        pattern: r#"(?i)[\w.-]{0,50}?(?:dropbox)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(sl\.[a-z0-9\-=_]{135})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 0.0,
+        keywords: &["dropbox"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "dropbox-long-lived-api-token",
+        description: "a Dropbox long-lived token (…AAAAAAAAAA…, next to dropbox)",
+        pattern: r#"(?i)[\w.-]{0,50}?(?:dropbox)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([a-z0-9]{11}(AAAAAAAAAA)[a-z0-9\-_=]{43})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 0.0,
+        keywords: &["dropbox"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "gocardless-api-token",
+        description: "a GoCardless live access token (live_, next to gocardless)",
+        pattern: r#"(?i)[\w.-]{0,50}?(?:gocardless)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(live_(?i)[a-z0-9\-_=]{40})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 0.0,
+        keywords: &["live_", "gocardless"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "mailgun-private-api-token",
+        description: "a Mailgun private API key (key-, next to mailgun)",
+        pattern: r#"(?i)[\w.-]{0,50}?(?:mailgun)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(key-[a-f0-9]{32})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 0.0,
+        keywords: &["mailgun"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "mailgun-pub-key",
+        description: "a Mailgun public validation key (pubkey-, next to mailgun)",
+        pattern: r#"(?i)[\w.-]{0,50}?(?:mailgun)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(pubkey-[a-f0-9]{32})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 0.0,
+        keywords: &["mailgun"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "mailgun-signing-key",
+        description: "a Mailgun webhook signing key (next to mailgun)",
+        pattern: r#"(?i)[\w.-]{0,50}?(?:mailgun)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 0.0,
+        keywords: &["mailgun"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "mapbox-api-token",
+        description: "a Mapbox token (pk.…, next to mapbox)",
+        pattern: r#"(?i)[\w.-]{0,50}?(?:mapbox)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(pk\.[a-z0-9]{60}\.[a-z0-9]{22})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 0.0,
+        keywords: &["mapbox"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "new-relic-user-api-key",
+        description: "a New Relic user API key (NRAK-, next to new relic)",
+        pattern: r#"(?i)[\w.-]{0,50}?(?:new-relic|newrelic|new_relic)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(NRAK-[a-z0-9]{27})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 0.0,
+        keywords: &["nrak"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "new-relic-insert-key",
+        description: "a New Relic insert key (NRII-, next to new relic)",
+        pattern: r#"(?i)[\w.-]{0,50}?(?:new-relic|newrelic|new_relic)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(NRII-[a-z0-9-]{32})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 0.0,
+        keywords: &["nrii-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "new-relic-browser-api-token",
+        description: "a New Relic browser API token (NRJS-, next to new relic)",
+        pattern: r#"(?i)[\w.-]{0,50}?(?:new-relic|newrelic|new_relic)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(NRJS-[a-f0-9]{19})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 0.0,
+        keywords: &["nrjs-"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "plaid-api-token",
+        description: "a Plaid access token (access-sandbox-…, next to plaid)",
+        pattern: r#"(?i)[\w.-]{0,50}?(?:plaid)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 0.0,
+        keywords: &["plaid"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "sidekiq-secret",
+        description: "Sidekiq Pro / Enterprise gem credentials (BUNDLE_…__CONTRIBSYS__COM)",
+        pattern: r#"(?i)[\w.-]{0,50}?(?:BUNDLE_ENTERPRISE__CONTRIBSYS__COM|BUNDLE_GEMS__CONTRIBSYS__COM)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([a-f0-9]{8}:[a-f0-9]{8})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 0.0,
+        keywords: &[
+            "bundle_enterprise__contribsys__com",
+            "bundle_gems__contribsys__com",
+        ],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "telegram-bot-api-token",
+        description: "a Telegram bot token (<bot id>:AA…, next to telegram)",
+        pattern: r#"(?i)[\w.-]{0,50}?(?:telegr)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([0-9]{5,16}:(?-i:A)[a-z0-9_\-]{34})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 0.0,
+        keywords: &["telegr"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "twitter-bearer-token",
+        description: "a Twitter (X) bearer token (AAAA…, next to twitter)",
+        pattern: r#"(?i)[\w.-]{0,50}?(?:twitter)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(A{22}[a-zA-Z0-9%]{80,100})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 0.0,
+        keywords: &["twitter"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "typeform-api-token",
+        description: "a Typeform personal token (tfp_, next to typeform)",
+        pattern: r#"(?i)[\w.-]{0,50}?(?:typeform)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(tfp_[a-z0-9\-_\.=]{59})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 0.0,
+        keywords: &["tfp_"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "yandex-access-token",
+        description: "a Yandex IAM token (t1.…, next to yandex)",
+        pattern: r#"(?i)[\w.-]{0,50}?(?:yandex)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(t1\.[A-Z0-9a-z_-]+[=]{0,2}\.[A-Z0-9a-z_-]{86}[=]{0,2})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 0.0,
+        keywords: &["yandex"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "yandex-api-key",
+        description: "a Yandex Cloud API key (AQVN…, next to yandex)",
+        pattern: r#"(?i)[\w.-]{0,50}?(?:yandex)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(AQVN[A-Za-z0-9_\-]{35,38})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 0.0,
+        keywords: &["yandex"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "yandex-aws-access-token",
+        description: "a Yandex Cloud static access key (YC…, next to yandex)",
+        pattern: r#"(?i)[\w.-]{0,50}?(?:yandex)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(YC[a-zA-Z0-9_\-]{38})(?:[\x60'"\s;]|\\[nr]|$)"#,
+        entropy: 0.0,
+        keywords: &["yandex"],
+        allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "url-credentials",
+        description: "a password in a URL (scheme://user:password@host)",
+        pattern: URL_CREDENTIALS,
+        entropy: 2.9,
+        keywords: &["://"],
+        allow: URL_PASSWORD_ALLOW,
+        secret_group: 3,
+        check: Check::UrlPassword,
     },
 ];
 
-/// gitleaks' global allow-list for candidate secrets: placeholders made of
-/// one repeated character, and template or environment variables.
+/// gitleaks' global allow-list for candidate secrets: `true`, `false` and
+/// `null` (gitleaks' own pattern, unanchored in the middle), placeholders
+/// made of one repeated character, template, environment and format
+/// variables, and Unix paths.
 const GLOBAL_ALLOW: &[&str] = &[
+    r"(?i)^true|false|null$",
     r"^(?i:a+|b+|c+|d+|e+|f+|g+|h+|i+|j+|k+|l+|m+|n+|o+|p+|q+|r+|s+|t+|u+|v+|w+|x+|y+|z+|\*+|\.+)$",
     r"^\$(?:\d+|\{\d+\})$",
     r"^\$(?:[A-Z_]+|[a-z_]+)$",
     r"^\$\{(?:[A-Z_]+|[a-z_]+)\}$",
     r"^\{\{[ \t]*[\w ().|]+[ \t]*\}\}$",
+    r#"^\$\{\{[ \t]*(?:(?:env|github|secrets|vars)(?:\.[A-Za-z]\w+)+[\w "'&./=|]*)[ \t]*\}\}$"#,
+    r"^%(?:[A-Z_]+|[a-z_]+)%$",
+    r"^%[+\-# 0]?[bcdeEfFgGoOpqstTUvxX]$",
+    r"^\{\d{0,2}\}$",
+    r"^@(?:[A-Z_]+|[a-z_]+)@$",
+    r"^/Users/(?i)[a-z0-9]+/[\w .-/]+$",
+    r"^/(?:bin|etc|home|opt|tmp|usr|var)/[\w ./-]+$",
 ];
 
 /// gitleaks' global stop-words: a candidate containing one is a placeholder.
@@ -329,9 +1413,22 @@ const STOP_WORDS: &[&str] = &[
     "abcdefghijklmnopqrstuvwxyz",
 ];
 
+/// A rule ready to run.
 struct Compiled {
-    set: RegexSet,
-    rules: Vec<(Regex, Option<Regex>)>,
+    regex: Regex,
+    allow: Option<RegexSet>,
+}
+
+struct Detector {
+    /// Every distinct keyword, longest first, as one case-insensitive
+    /// alternation: at any position it finds the longest keyword there.
+    keywords: Regex,
+    /// Each keyword (lower case) and its index.
+    keyword_index: FxHashMap<&'static [u8], usize>,
+    /// For each keyword, the rules (indices in [`RULES`]) it enables: its
+    /// own and those of every keyword inside it (found at the same place).
+    keyword_rules: Vec<Vec<usize>>,
+    rules: Vec<Compiled>,
     global_allow: RegexSet,
 }
 
@@ -341,23 +1438,47 @@ fn ascii(pattern: &str) -> String {
     format!("(?-u){pattern}")
 }
 
-static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
+static DETECTOR: LazyLock<Detector> = LazyLock::new(|| {
     // The patterns are constants checked by the tests; a failure here is a
     // bug, caught as an internal error.
-    let set = RegexSet::new(RULES.iter().map(|r| ascii(r.pattern))).expect("secret rules compile");
-    let rules = RULES
+    let mut keywords: Vec<&'static str> = RULES
         .iter()
-        .map(|rule| {
-            let regex = Regex::new(&ascii(rule.pattern)).expect("secret rule compiles");
-            let allow = rule
-                .allow
-                .map(|allow| Regex::new(allow).expect("secret allow-list compiles"));
-            (regex, allow)
+        .flat_map(|rule| rule.keywords.iter().copied())
+        .collect();
+    keywords.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    keywords.dedup();
+    let keyword_rules = keywords
+        .iter()
+        .map(|keyword| {
+            (0..RULES.len())
+                .filter(|&index| RULES[index].keywords.iter().any(|k| keyword.contains(k)))
+                .collect()
         })
         .collect();
-    let global_allow = RegexSet::new(GLOBAL_ALLOW).expect("global allow-list compiles");
-    Compiled {
-        set,
+    let keyword_index = keywords
+        .iter()
+        .enumerate()
+        .map(|(index, keyword)| (keyword.as_bytes(), index))
+        .collect();
+    let alternation: Vec<String> = keywords.iter().map(|k| regex::escape(k)).collect();
+    let keywords =
+        Regex::new(&format!("(?i-u){}", alternation.join("|"))).expect("secret keywords compile");
+    let rules = RULES
+        .iter()
+        .map(|rule| Compiled {
+            regex: Regex::new(&ascii(rule.pattern)).expect("secret rule compiles"),
+            allow: (!rule.allow.is_empty()).then(|| {
+                RegexSet::new(rule.allow.iter().map(|a| ascii(a)))
+                    .expect("secret allow-list compiles")
+            }),
+        })
+        .collect();
+    let global_allow =
+        RegexSet::new(GLOBAL_ALLOW.iter().map(|a| ascii(a))).expect("global allow-list compiles");
+    Detector {
+        keywords,
+        keyword_index,
+        keyword_rules,
         rules,
         global_allow,
     }
@@ -365,38 +1486,163 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
 
 /// The first rule (in [`RULES`] order) that finds a secret in `text`.
 pub fn find(text: &str) -> Option<&'static Rule> {
-    let compiled = &*COMPILED;
+    let detector = &*DETECTOR;
     let text = text.as_bytes();
-    let candidates = compiled.set.matches(text);
+    let candidates = detector.candidates(text);
     candidates
         .iter()
-        .map(|index| (index, &RULES[index]))
-        .find_map(|(index, rule)| {
-            let (regex, allow) = &compiled.rules[index];
-            regex
-                .captures_iter(text)
-                .any(|captures| {
-                    let secret = captures
-                        .get(1)
-                        .or_else(|| captures.get(0))
-                        .map_or(&b""[..], |m| m.as_bytes());
-                    is_secret(secret, rule, allow.as_ref(), &compiled.global_allow)
-                })
-                .then_some(rule)
-        })
+        .enumerate()
+        .filter(|&(_, &candidate)| candidate)
+        .find(|&(index, _)| detector.rule_finds(index, text))
+        .map(|(index, _)| &RULES[index])
 }
 
-fn is_secret(secret: &[u8], rule: &Rule, allow: Option<&Regex>, global: &RegexSet) -> bool {
-    if shannon_entropy(secret) < rule.entropy {
-        return false;
+/// The first rule that finds a secret in a file's relative path (`/` or `\`
+/// between components), e.g. a token used as a file name. Each component is
+/// tried whole and without its extension, one per line.
+pub fn find_in_name(path: &str) -> Option<&'static Rule> {
+    let mut lines = String::with_capacity(2 * path.len() + 8);
+    for component in path.split(['/', '\\']).filter(|c| !c.is_empty()) {
+        lines.push_str(component);
+        lines.push('\n');
+        if let Some((stem, _)) = component.rsplit_once('.')
+            && !stem.is_empty()
+        {
+            lines.push_str(stem);
+            lines.push('\n');
+        }
     }
-    if allow.is_some_and(|allow| allow.is_match(secret)) || global.is_match(secret) {
-        return false;
+    find(&lines)
+}
+
+impl Detector {
+    /// Which rules have a keyword in `text`: one search for the keywords,
+    /// resumed one byte after each keyword found so that overlapping ones
+    /// are seen too.
+    fn candidates(&self, text: &[u8]) -> Vec<bool> {
+        let mut candidates = vec![false; RULES.len()];
+        let mut lower = [0u8; 64];
+        let mut at = 0;
+        while let Some(found) = self.keywords.find_at(text, at) {
+            let keyword = found.as_bytes();
+            let lower = &mut lower[..keyword.len()];
+            lower.copy_from_slice(keyword);
+            lower.make_ascii_lowercase();
+            if let Some(&index) = self.keyword_index.get(&*lower) {
+                for &rule in &self.keyword_rules[index] {
+                    candidates[rule] = true;
+                }
+            }
+            at = found.start() + 1;
+        }
+        candidates
     }
-    let lower = secret.to_ascii_lowercase();
-    !STOP_WORDS
-        .iter()
-        .any(|word| lower.windows(word.len()).any(|w| w == word.as_bytes()))
+
+    /// Whether rule `index` finds a secret in `text`.
+    fn rule_finds(&self, index: usize, text: &[u8]) -> bool {
+        let rule = &RULES[index];
+        let compiled = &self.rules[index];
+        compiled.regex.captures_iter(text).any(|captures| {
+            let whole = captures
+                .get(0)
+                .map_or(&b""[..], |m| trim_newlines(m.as_bytes()));
+            let secret = if rule.secret_group > 0 {
+                captures
+                    .get(rule.secret_group)
+                    .map_or(&b""[..], |m| m.as_bytes())
+            } else {
+                captures
+                    .iter()
+                    .skip(1)
+                    .flatten()
+                    .map(|m| m.as_bytes())
+                    .find(|group| !group.is_empty())
+                    .unwrap_or(whole)
+            };
+            self.is_secret(secret, rule, compiled)
+        })
+    }
+
+    fn is_secret(&self, secret: &[u8], rule: &Rule, compiled: &Compiled) -> bool {
+        let decoded;
+        let secret = if let Check::UrlPassword = rule.check {
+            decoded = percent_decode(secret);
+            &decoded[..]
+        } else {
+            secret
+        };
+        if rule.entropy != 0.0 && shannon_entropy(secret) <= rule.entropy {
+            return false;
+        }
+        if self.global_allow.is_match(secret)
+            || compiled
+                .allow
+                .as_ref()
+                .is_some_and(|allow| allow.is_match(secret))
+        {
+            return false;
+        }
+        let lower = secret.to_ascii_lowercase();
+        if STOP_WORDS
+            .iter()
+            .any(|word| lower.windows(word.len()).any(|w| w == word.as_bytes()))
+        {
+            return false;
+        }
+        match rule.check {
+            Check::None => true,
+            Check::Base64Run(length) => secret
+                .split(|&b| !(b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'='))
+                .any(|run| run.len() >= length),
+            Check::UrlPassword => {
+                let has = |class: fn(&u8) -> bool| secret.iter().any(class);
+                let symbol = |b: &u8| !(b.is_ascii_alphanumeric() || b"_-.".contains(b));
+                let classes = [
+                    has(u8::is_ascii_lowercase),
+                    has(u8::is_ascii_uppercase),
+                    has(u8::is_ascii_digit),
+                    has(symbol),
+                ];
+                classes[2] || classes.iter().filter(|&&c| c).count() >= 3
+            }
+        }
+    }
+}
+
+/// `text` with each `%` and two hex digits replaced by the byte they stand
+/// for (a URL's user information is percent-encoded).
+fn percent_decode(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        let hex = |b: u8| char::from(b).to_digit(16);
+        match (
+            text[i],
+            text.get(i + 1).copied().and_then(hex),
+            text.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(high), Some(low)) => {
+                out.push((high * 16 + low) as u8);
+                i += 3;
+            }
+            (byte, _, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// gitleaks trims the newlines a match may start or end with.
+fn trim_newlines(mut bytes: &[u8]) -> &[u8] {
+    while let [b'\n', rest @ ..] = bytes {
+        bytes = rest;
+    }
+    while let [rest @ .., b'\n'] = bytes {
+        bytes = rest;
+    }
+    bytes
 }
 
 /// Shannon entropy in bits per byte, as gitleaks computes it.
@@ -419,13 +1665,975 @@ fn shannon_entropy(text: &[u8]) -> f64 {
         .sum()
 }
 
+/// The rule id [`credential_file`] gives a file that holds credentials.
+pub const CREDENTIAL_FILE: &str = "credential-file";
+/// The rule id [`credential_file`] gives an SSH or PuTTY private key file.
+pub const PRIVATE_KEY_FILE: &str = "private-key-file";
+/// The rule id [`credential_file`] gives a PKCS #12 key store (gitleaks'
+/// `pkcs12-file`).
+pub const PKCS12_FILE: &str = "pkcs12-file";
+
+/// File names that hold credentials wherever they are.
+pub const CREDENTIAL_NAMES: &[&str] = &[
+    ".netrc",
+    "_netrc",
+    ".pgpass",
+    ".npmrc",
+    ".pypirc",
+    ".git-credentials",
+    ".my.cnf",
+    ".mylogin.cnf",
+    ".htpasswd",
+    ".terraformrc",
+    "terraform.rc",
+    "credentials.tfrc.json",
+    ".vault-token",
+    ".s3cfg",
+    ".boto",
+    ".dockercfg",
+];
+
+/// Paths (their last components) of command-line tools' credential stores,
+/// as they appear under a home directory.
+pub const CREDENTIAL_PATHS: &[&str] = &[
+    ".aws/credentials",
+    ".azure/accessTokens.json",
+    ".azure/msal_token_cache.json",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".config/gcloud/access_tokens.db",
+    ".config/gcloud/application_default_credentials.json",
+    ".config/gcloud/credentials.db",
+    ".config/gh/hosts.yml",
+    ".docker/config.json",
+    ".gem/credentials",
+    ".kube/config",
+];
+
+/// Directories whose every file is a credential store.
+pub const CREDENTIAL_DIRECTORIES: &[&str] = &[".config/gcloud/legacy_credentials"];
+
+/// Private key file names (`ssh-keygen`'s defaults; not the `.pub` halves).
+pub const PRIVATE_KEY_NAMES: &[&str] = &[
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ecdsa_sk",
+    "id_ed25519",
+    "id_ed25519_sk",
+];
+
+/// `.env.<suffix>` files that document the variables instead of setting
+/// them, when any dot-separated part after `.env` is one of these.
+pub const ENV_TEMPLATE_SUFFIXES: &[&str] = &[
+    "example", "sample", "template", "tmpl", "tpl", "dist", "defaults", "schema",
+];
+
+/// The rule id (`credential-file`, `private-key-file` or `pkcs12-file`) when
+/// a file's relative path (`/` or `\` between components) names a file that
+/// holds credentials, whatever it contains: `.env` and `.env.*` (not
+/// `.env.example` and the like), `.netrc`, `.aws/credentials`, `id_rsa`,
+/// `*.ppk`, `*.p12`, … (the lists above). Matching is case-sensitive, as on
+/// the systems where these files live, except for the extensions.
+pub fn credential_file(path: &str) -> Option<&'static str> {
+    let components: Vec<&str> = path
+        .split(['/', '\\'])
+        .filter(|c| !c.is_empty() && *c != ".")
+        .collect();
+    let name = *components.last()?;
+    if name == ".env"
+        || name.strip_prefix(".env.").is_some_and(|suffix| {
+            !suffix.is_empty()
+                && !suffix
+                    .split('.')
+                    .any(|part| ENV_TEMPLATE_SUFFIXES.contains(&part.to_ascii_lowercase().as_str()))
+        })
+        || CREDENTIAL_NAMES.contains(&name)
+    {
+        return Some(CREDENTIAL_FILE);
+    }
+    let ends_with = |suffix: &str| {
+        let suffix: Vec<&str> = suffix.split('/').collect();
+        components.ends_with(&suffix)
+    };
+    if CREDENTIAL_PATHS.iter().any(|p| ends_with(p)) {
+        return Some(CREDENTIAL_FILE);
+    }
+    let parents = &components[..components.len() - 1];
+    if CREDENTIAL_DIRECTORIES.iter().any(|directory| {
+        let directory: Vec<&str> = directory.split('/').collect();
+        parents.windows(directory.len()).any(|w| w == directory)
+    }) {
+        return Some(CREDENTIAL_FILE);
+    }
+    if PRIVATE_KEY_NAMES.contains(&name) {
+        return Some(PRIVATE_KEY_FILE);
+    }
+    let extension = name
+        .rsplit_once('.')
+        .filter(|(stem, _)| !stem.is_empty())
+        .map(|(_, extension)| extension.to_ascii_lowercase());
+    match extension.as_deref() {
+        Some("ppk") => Some(PRIVATE_KEY_FILE),
+        Some("p12" | "pfx") => Some(PKCS12_FILE),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine;
+
+    const HEX: &str = "0123456789abcdef";
+    const DIGITS: &str = "0123456789";
+    const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    const LOWER: &str = "abcdefghijklmnopqrstuvwxyz";
+
+    /// A deterministic generator of fake secrets (xorshift64*), so that no
+    /// real secret and no complete fake one is written in this file.
+    struct Fake(u64);
+
+    impl Fake {
+        fn new(seed: &str) -> Fake {
+            // FNV-1a.
+            let hash = seed.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            });
+            Fake(hash | 1)
+        }
+
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+
+        /// `n` characters drawn from `alphabet`.
+        fn s(&mut self, alphabet: &str, n: usize) -> String {
+            let alphabet: Vec<char> = alphabet.chars().collect();
+            (0..n)
+                .map(|_| alphabet[(self.next() >> 33) as usize % alphabet.len()])
+                .collect()
+        }
+    }
+
+    fn alnum() -> String {
+        format!("{UPPER}{LOWER}{DIGITS}")
+    }
+    fn b64() -> String {
+        format!("{}+/", alnum())
+    }
+    fn url64() -> String {
+        format!("{}_-", alnum())
+    }
+    fn lower_digits() -> String {
+        format!("{LOWER}{DIGITS}")
+    }
+    fn upper_digits() -> String {
+        format!("{UPPER}{DIGITS}")
+    }
+    fn letters() -> String {
+        format!("{UPPER}{LOWER}")
+    }
+
+    /// A PEM block; the label is passed apart so that this file never holds
+    /// a complete begin marker.
+    fn pem(label: &str, body: &str) -> String {
+        format!("-----BEGIN {label}-----\n{body}\n-----END {label}-----\n")
+    }
+
+    /// Base64 lines of `width` characters, `n` characters in all.
+    fn lines(f: &mut Fake, n: usize, width: usize) -> String {
+        let text = f.s(&b64(), n);
+        let chars: Vec<char> = text.chars().collect();
+        chars
+            .chunks(width)
+            .map(|c| c.iter().collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn uuid(f: &mut Fake) -> String {
+        format!(
+            "{}-{}-{}-{}-{}",
+            f.s(HEX, 8),
+            f.s(HEX, 4),
+            f.s(HEX, 4),
+            f.s(HEX, 4),
+            f.s(HEX, 12)
+        )
+    }
+
+    /// A true positive: the rule it must trigger, the text, and the secret
+    /// in it (which, cut to 12 characters or half its length, must no longer
+    /// trigger the rule).
+    struct Sample {
+        rule: &'static str,
+        text: String,
+        secret: String,
+        /// The secret stands alone (no surrounding context is needed), so
+        /// it is also tried quoted in code and configuration.
+        plain: bool,
+    }
+
+    fn plain(rule: &'static str, secret: String) -> Sample {
+        Sample {
+            rule,
+            text: secret.clone(),
+            secret,
+            plain: true,
+        }
+    }
+
+    fn within(rule: &'static str, text: String, secret: String) -> Sample {
+        assert!(text.contains(&secret), "{rule}");
+        Sample {
+            rule,
+            text,
+            secret,
+            plain: false,
+        }
+    }
+
+    /// Keyword rules: `name = "secret"`.
+    fn named(rule: &'static str, name: &str, secret: String) -> Sample {
+        within(rule, format!("{name} = \"{secret}\""), secret)
+    }
+
+    /// Every fake secret: at least one per rule, built at run time.
+    fn samples() -> Vec<Sample> {
+        let f = &mut Fake::new("packer secrets");
+        let an = alnum();
+        let ld = lower_digits();
+        let ud = upper_digits();
+        let u64s = url64();
+        let mut out = Vec::new();
+
+        // Private keys of every kind.
+        for label in [
+            "RSA PRIVATE KEY",
+            "PRIVATE KEY",
+            "EC PRIVATE KEY",
+            "DSA PRIVATE KEY",
+            "ENCRYPTED PRIVATE KEY",
+            "OPENSSH PRIVATE KEY",
+        ] {
+            let body = lines(f, 64 * 5 + 20, 64);
+            out.push(within("private-key", pem(label, &body), body));
+        }
+        let body = format!(
+            "Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,{}\n\n{}",
+            f.s("0123456789ABCDEF", 32),
+            lines(f, 64 * 4, 64)
+        );
+        out.push(within("private-key", pem("RSA PRIVATE KEY", &body), body));
+        let body = format!(
+            "Version: Keybase OpenPGP v1.0.0\n\n{}\n={}",
+            lines(f, 64 * 6, 64),
+            f.s(&b64(), 4)
+        );
+        out.push(within(
+            "private-key",
+            pem("PGP PRIVATE KEY BLOCK", &body),
+            body,
+        ));
+        // A service-account JSON file: the key on one line, newlines escaped.
+        let body = lines(f, 64 * 4, 64).replace('\n', "\\n");
+        let key = pem("PRIVATE KEY", &body).replace('\n', "\\n");
+        out.push(within(
+            "private-key",
+            format!("{{\"type\": \"service_account\", \"private_key\": \"{key}\"}}"),
+            body,
+        ));
+        let body = format!("Comment: \"rsa-key-20240101\"\n{}", lines(f, 70 * 8, 70));
+        out.push(within(
+            "ssh2-private-key",
+            format!(
+                "---- BEGIN {0} ----\n{body}\n---- END {0} ----\n",
+                "SSH2 ENCRYPTED PRIVATE KEY"
+            ),
+            body,
+        ));
+        for (version, algorithm, public, private) in
+            [(2, "ssh-rsa", 6, 14), (3, "ssh-ed25519", 2, 1)]
+        {
+            let private_lines = lines(f, 64 * private - 20, 64);
+            let text = format!(
+                "PuTTY-User-Key-File-{version}: {algorithm}\nEncryption: none\n\
+                 Comment: {algorithm}-key-20240101\nPublic-Lines: {public}\n{}\n\
+                 Private-Lines: {private}\n{private_lines}\nPrivate-MAC: {}\n",
+                lines(f, 64 * public - 10, 64),
+                f.s(HEX, 64)
+            );
+            out.push(within("putty-private-key", text, private_lines));
+        }
+
+        // Cloud providers.
+        out.push(plain(
+            "aws-access-token",
+            format!("AKIA{}", f.s(&format!("{UPPER}234567"), 16)),
+        ));
+        out.push(plain(
+            "aws-access-token",
+            format!("ASIA{}", f.s(&format!("{UPPER}234567"), 16)),
+        ));
+        let key = format!("ABSK{}", f.s(&b64(), 132));
+        out.push(within(
+            "aws-amazon-bedrock-api-key-long-lived",
+            format!("AWS_BEARER_TOKEN_BEDROCK={key}\n"),
+            key,
+        ));
+        out.push(plain(
+            "aws-amazon-bedrock-api-key-short-lived",
+            format!(
+                "{}{}{}",
+                "bedrock-api-key-",
+                "YmVkcm9jay5hbWF6b25hd3MuY29t",
+                f.s(&b64(), 200)
+            ),
+        ));
+        out.push(plain("gcp-api-key", format!("AIza{}", f.s(&u64s, 35))));
+        let secret = format!("{}8Q~{}", f.s(&an, 3), f.s(&format!("{an}_~.-"), 34));
+        out.push(within(
+            "azure-ad-client-secret",
+            format!("client_secret={secret}\n"),
+            secret,
+        ));
+        out.push(plain(
+            "alibaba-access-key-id",
+            format!("LTAI{}", f.s(&an, 20)),
+        ));
+        for prefix in ["dop_v1_", "doo_v1_", "dor_v1_"] {
+            let rule = match prefix {
+                "dop_v1_" => "digitalocean-pat",
+                "doo_v1_" => "digitalocean-access-token",
+                _ => "digitalocean-refresh-token",
+            };
+            out.push(plain(rule, format!("{prefix}{}", f.s(HEX, 64))));
+        }
+        out.push(plain(
+            "hashicorp-tf-api-token",
+            format!("{}.atlasv1.{}", f.s(&ld, 14), f.s(&format!("{ld}-_"), 67)),
+        ));
+        out.push(plain(
+            "vault-service-token",
+            format!("hvs.{}", f.s(&u64s, 95)),
+        ));
+        let legacy = format!("s.{}{}", f.s(DIGITS, 1), f.s(&an, 23));
+        out.push(within(
+            "vault-service-token",
+            format!("VAULT_TOKEN={legacy}\n"),
+            legacy,
+        ));
+        out.push(plain(
+            "vault-batch-token",
+            format!("hvb.{}", f.s(&u64s, 150)),
+        ));
+        out.push(plain(
+            "heroku-api-key-v2",
+            format!("HRKU-AA{}", f.s(&u64s, 58)),
+        ));
+        out.push(plain(
+            "dynatrace-api-token",
+            format!("dt0c01.{}.{}", f.s(&ud, 24), f.s(&ud, 64)),
+        ));
+        out.push(plain(
+            "flyio-access-token",
+            format!("fo1_{}", f.s(&u64s, 43)),
+        ));
+        let token = format!("fm1r_{}", f.s(&b64(), 120));
+        out.push(within(
+            "flyio-access-token",
+            format!("FLY_API_TOKEN=\"FlyV1 {token}\""),
+            token,
+        ));
+        out.push(plain(
+            "flyio-access-token",
+            format!("fm2_{}", f.s(&b64(), 150)),
+        ));
+        out.push(plain(
+            "cloudflare-origin-ca-key",
+            format!("v1.0-{}-{}", f.s(HEX, 24), f.s(HEX, 146)),
+        ));
+        out.push(plain(
+            "openshift-user-token",
+            format!("sha256~{}", f.s(&u64s, 43)),
+        ));
+        out.push(plain(
+            "clickhouse-cloud-api-secret-key",
+            format!("4b1d{}", f.s(&an, 38)),
+        ));
+        out.push(plain(
+            "scalingo-api-token",
+            format!("tk-us-{}", f.s(&u64s, 48)),
+        ));
+        out.push(plain(
+            "databricks-api-token",
+            format!("dapi{}", f.s(HEX, 32)),
+        ));
+        out.push(plain(
+            "databricks-api-token",
+            format!("dapi{}-2", f.s(HEX, 32)),
+        ));
+
+        // Source hosting and CI.
+        for (rule, prefix) in [
+            ("github-pat", "ghp_"),
+            ("github-oauth", "gho_"),
+            ("github-app-token", "ghu_"),
+            ("github-app-token", "ghs_"),
+            ("github-refresh-token", "ghr_"),
+        ] {
+            out.push(plain(rule, format!("{prefix}{}", f.s(&an, 36))));
+        }
+        out.push(plain(
+            "github-fine-grained-pat",
+            format!("github_pat_{}_{}", f.s(&an, 22), f.s(&an, 59)),
+        ));
+        for (rule, prefix, n) in [
+            ("gitlab-pat", "glpat-", 20),
+            ("gitlab-deploy-token", "gldt-", 20),
+            ("gitlab-runner-authentication-token", "glrt-", 20),
+            ("gitlab-feature-flag-client-token", "glffct-", 20),
+            ("gitlab-feed-token", "glft-", 20),
+            ("gitlab-incoming-mail-token", "glimt-", 25),
+            ("gitlab-kubernetes-agent-token", "glagent-", 50),
+            ("gitlab-oauth-app-secret", "gloas-", 64),
+            ("gitlab-scim-token", "glsoat-", 20),
+            ("gitlab-rrt", "GR1348941", 20),
+        ] {
+            out.push(plain(rule, format!("{prefix}{}", f.s(&an, n))));
+        }
+        out.push(plain(
+            "gitlab-pat-routable",
+            format!("glpat-{}.01{}", f.s(&an, 27), f.s(&ld, 7)),
+        ));
+        out.push(plain(
+            "gitlab-runner-authentication-token-routable",
+            format!("glrt-t1_{}.01{}", f.s(&an, 27), f.s(&ld, 7)),
+        ));
+        out.push(plain("gitlab-ptt", format!("glptt-{}", f.s(HEX, 40))));
+        out.push(plain(
+            "gitlab-cicd-job-token",
+            format!("glcbt-{}_{}", f.s(&an, 5), f.s(&an, 20)),
+        ));
+        out.push(plain(
+            "gitlab-cicd-job-token",
+            format!("glcbt-{}_{}", f.s(&an, 2), f.s(&an, 20)),
+        ));
+        out.push(plain(
+            "gitlab-session-cookie",
+            format!("_gitlab_session={}", f.s(&ld, 32)),
+        ));
+        out.push(plain(
+            "atlassian-api-token",
+            format!("ATATT3{}", f.s(&format!("{u64s}="), 186)),
+        ));
+        out.push(plain(
+            "artifactory-api-key",
+            format!("AKCp{}", f.s(&an, 69)),
+        ));
+        out.push(plain(
+            "artifactory-reference-token",
+            format!("cmVmd{}", f.s(&an, 59)),
+        ));
+        out.push(plain(
+            "harness-api-key",
+            format!("pat.{}.{}.{}", f.s(&u64s, 22), f.s(&an, 24), f.s(&an, 20)),
+        ));
+        out.push(plain(
+            "harness-api-key",
+            format!("sat.{}.{}.{}", f.s(&u64s, 22), f.s(&an, 24), f.s(&an, 20)),
+        ));
+        out.push(plain(
+            "octopus-deploy-api-key",
+            format!("API-{}", f.s(&ud, 26)),
+        ));
+        out.push(plain(
+            "infracost-api-token",
+            format!("ico-{}", f.s(&an, 32)),
+        ));
+        out.push(plain("prefect-api-token", format!("pnu_{}", f.s(&an, 36))));
+        out.push(plain(
+            "sourcegraph-access-token",
+            format!("sgp_{}_{}", f.s(HEX, 16), f.s(HEX, 40)),
+        ));
+        out.push(plain(
+            "sourcegraph-access-token",
+            format!("sgp_local_{}", f.s(HEX, 40)),
+        ));
+        out.push(plain(
+            "sourcegraph-access-token",
+            format!("sgp_{}", f.s(HEX, 40)),
+        ));
+        out.push(plain(
+            "intra42-client-secret",
+            format!("s-s4t2ud-{}", f.s(HEX, 64)),
+        ));
+
+        // Chat and collaboration.
+        out.push(plain(
+            "slack-bot-token",
+            format!(
+                "xoxb-{}-{}-{}",
+                f.s(DIGITS, 12),
+                f.s(DIGITS, 13),
+                f.s(&an, 24)
+            ),
+        ));
+        out.push(plain(
+            "slack-legacy-bot-token",
+            format!("xoxb-{}-{}", f.s(DIGITS, 10), f.s(&letters(), 24)),
+        ));
+        out.push(plain(
+            "slack-user-token",
+            format!(
+                "xoxp-{}-{}-{}-{}",
+                f.s(DIGITS, 11),
+                f.s(DIGITS, 12),
+                f.s(DIGITS, 12),
+                f.s(HEX, 32)
+            ),
+        ));
+        out.push(plain(
+            "slack-app-token",
+            format!(
+                "xapp-1-A{}-{}-{}",
+                f.s(&ud, 10),
+                f.s(DIGITS, 13),
+                f.s(HEX, 64)
+            ),
+        ));
+        out.push(plain(
+            "slack-config-access-token",
+            format!("xoxe.xoxp-1-{}", f.s(&ud, 164)),
+        ));
+        out.push(plain(
+            "slack-config-access-token",
+            format!("xoxe.xoxb-1-{}", f.s(&ud, 166)),
+        ));
+        out.push(plain(
+            "slack-config-refresh-token",
+            format!("xoxe-1-{}", f.s(&ud, 146)),
+        ));
+        out.push(plain(
+            "slack-legacy-token",
+            format!(
+                "xoxs-{}-{}-{}-{}",
+                f.s(DIGITS, 10),
+                f.s(DIGITS, 11),
+                f.s(DIGITS, 12),
+                f.s(HEX, 64)
+            ),
+        ));
+        out.push(plain(
+            "slack-legacy-workspace-token",
+            format!("xoxa-2-{}", f.s(&an, 40)),
+        ));
+        out.push(plain(
+            "slack-legacy-workspace-token",
+            format!("xoxr-{}", f.s(&an, 30)),
+        ));
+        out.push(plain(
+            "slack-webhook-url",
+            format!(
+                "https://hooks.slack.com/services/T{}/B{}/{}",
+                f.s(&ud, 10),
+                f.s(&ud, 10),
+                f.s(&an, 24)
+            ),
+        ));
+        out.push(plain(
+            "microsoft-teams-webhook",
+            format!(
+                "https://{}.webhook.office.com/webhookb2/{}@{}/IncomingWebhook/{}/{}",
+                f.s(LOWER, 8),
+                uuid(f),
+                uuid(f),
+                f.s(&ld, 32),
+                uuid(f)
+            ),
+        ));
+        let token = format!("{}:A{}", f.s(DIGITS, 10), f.s(&u64s, 34));
+        out.push(named("telegram-bot-api-token", "TELEGRAM_BOT_TOKEN", token));
+        out.push(plain(
+            "notion-api-token",
+            format!("ntn_{}{}", f.s(DIGITS, 11), f.s(&an, 35)),
+        ));
+        out.push(plain("linear-api-key", format!("lin_api_{}", f.s(&an, 40))));
+        out.push(plain(
+            "frameio-api-token",
+            format!("fio-u-{}", f.s(&u64s, 64)),
+        ));
+        let token = format!("pat{}.{}", f.s(&an, 14), f.s(HEX, 64));
+        out.push(named(
+            "airtable-personnal-access-token",
+            "AIRTABLE_TOKEN",
+            token,
+        ));
+        let token = format!("tfp_{}", f.s(&u64s, 59));
+        out.push(named("typeform-api-token", "typeform_token", token));
+
+        // AI.
+        out.push(plain(
+            "openai-api-key",
+            format!("sk-proj-{}T3BlbkFJ{}", f.s(&u64s, 74), f.s(&an, 74)),
+        ));
+        out.push(plain(
+            "openai-api-key",
+            format!("sk-svcacct-{}T3BlbkFJ{}", f.s(&u64s, 58), f.s(&an, 58)),
+        ));
+        out.push(plain(
+            "openai-api-key",
+            format!("sk-{}T3BlbkFJ{}", f.s(&an, 20), f.s(&an, 20)),
+        ));
+        out.push(plain(
+            "anthropic-api-key",
+            format!("sk-ant-api03-{}AA", f.s(&u64s, 93)),
+        ));
+        out.push(plain(
+            "anthropic-admin-api-key",
+            format!("sk-ant-admin01-{}AA", f.s(&u64s, 93)),
+        ));
+        out.push(plain(
+            "perplexity-api-key",
+            format!("pplx-{}", f.s(&an, 48)),
+        ));
+        out.push(plain(
+            "huggingface-access-token",
+            format!("hf_{}", f.s(&letters(), 34)),
+        ));
+        out.push(plain(
+            "huggingface-organization-api-token",
+            format!("api_org_{}", f.s(&letters(), 34)),
+        ));
+
+        // Payments and commerce.
+        for prefix in ["sk_live_", "sk_test_", "rk_live_", "rk_prod_"] {
+            out.push(plain(
+                "stripe-access-token",
+                format!("{prefix}{}", f.s(&an, 24 + prefix.len())),
+            ));
+        }
+        out.push(plain(
+            "square-access-token",
+            format!("sq0atp-{}", f.s(&u64s, 22)),
+        ));
+        out.push(plain(
+            "square-access-token",
+            format!("EAAA{}", f.s(&u64s, 60)),
+        ));
+        out.push(plain("square-secret", format!("sq0csp-{}", f.s(&u64s, 43))));
+        for (rule, prefix) in [
+            ("shopify-access-token", "shpat_"),
+            ("shopify-custom-access-token", "shpca_"),
+            ("shopify-private-app-access-token", "shppa_"),
+            ("shopify-shared-secret", "shpss_"),
+        ] {
+            out.push(plain(rule, format!("{prefix}{}", f.s(HEX, 32))));
+        }
+        out.push(plain(
+            "shippo-api-token",
+            format!("shippo_live_{}", f.s(HEX, 40)),
+        ));
+        out.push(plain(
+            "duffel-api-token",
+            format!("duffel_test_{}", f.s(&u64s, 43)),
+        ));
+        out.push(plain("easypost-api-token", format!("EZAK{}", f.s(&an, 54))));
+        out.push(plain(
+            "easypost-test-api-token",
+            format!("EZTK{}", f.s(&an, 54)),
+        ));
+        out.push(plain(
+            "flutterwave-public-key",
+            format!("FLWPUBK_TEST-{}-X", f.s("abcdefgh0123456789", 32)),
+        ));
+        out.push(plain(
+            "flutterwave-secret-key",
+            format!("FLWSECK_TEST-{}-X", f.s("abcdefgh0123456789", 32)),
+        ));
+        out.push(plain(
+            "flutterwave-encryption-key",
+            format!("FLWSECK_TEST-{}", f.s("abcdefgh0123456789", 12)),
+        ));
+        let token = format!("live_{}", f.s(&u64s, 40));
+        out.push(named(
+            "gocardless-api-token",
+            "GOCARDLESS_ACCESS_TOKEN",
+            token,
+        ));
+        let token = format!("access-sandbox-{}", uuid(f));
+        out.push(named("plaid-api-token", "plaid_access_token", token));
+
+        // Package registries.
+        out.push(plain("npm-access-token", format!("npm_{}", f.s(&ld, 36))));
+        out.push(plain(
+            "pypi-upload-token",
+            format!("pypi-AgEIcHlwaS5vcmc{}", f.s(&u64s, 70)),
+        ));
+        out.push(plain(
+            "rubygems-api-token",
+            format!("rubygems_{}", f.s(HEX, 48)),
+        ));
+        out.push(plain(
+            "clojars-api-token",
+            format!("CLOJARS_{}", f.s(&ld, 60)),
+        ));
+        let credentials = format!("{}:{}", f.s(HEX, 8), f.s(HEX, 8));
+        out.push(within(
+            "sidekiq-secret",
+            format!("BUNDLE_GEMS__CONTRIBSYS__COM={credentials}\n"),
+            credentials.clone(),
+        ));
+        let credentials = format!("{}:{}", f.s(HEX, 8), f.s(HEX, 8));
+        out.push(within(
+            "sidekiq-sensitive-url",
+            format!("source \"https://{credentials}@gems.contribsys.com/\""),
+            credentials,
+        ));
+
+        // Email, monitoring and other services.
+        out.push(plain(
+            "sendgrid-api-token",
+            format!("SG.{}.{}", f.s(&u64s, 22), f.s(&u64s, 43)),
+        ));
+        out.push(plain(
+            "sendinblue-api-token",
+            format!("xkeysib-{}-{}", f.s(HEX, 64), f.s(&an, 16)),
+        ));
+        let key = format!("key-{}", f.s(HEX, 32));
+        out.push(named("mailgun-private-api-token", "MAILGUN_API_KEY", key));
+        let key = format!("pubkey-{}", f.s(HEX, 32));
+        out.push(named("mailgun-pub-key", "mailgun_public_key", key));
+        let key = format!(
+            "{}-{}-{}",
+            f.s("abcdefgh0123456789", 32),
+            f.s("abcdefgh0123456789", 8),
+            f.s("abcdefgh0123456789", 8)
+        );
+        out.push(named("mailgun-signing-key", "mailgun_signing_key", key));
+        out.push(plain(
+            "postman-api-token",
+            format!("PMAK-{}-{}", f.s(HEX, 24), f.s(HEX, 34)),
+        ));
+        out.push(plain(
+            "grafana-api-key",
+            format!("eyJrIjoi{}", f.s(&an, 80)),
+        ));
+        out.push(plain(
+            "grafana-cloud-api-token",
+            format!("glc_{}", f.s(&b64(), 60)),
+        ));
+        out.push(plain(
+            "grafana-service-account-token",
+            format!("glsa_{}_{}", f.s(&an, 32), f.s(HEX, 8)),
+        ));
+        out.push(plain(
+            "doppler-api-token",
+            format!("dp.pt.{}", f.s(&an, 43)),
+        ));
+        out.push(plain("pulumi-api-token", format!("pul-{}", f.s(HEX, 40))));
+        for (rule, prefix) in [
+            ("planetscale-api-token", "pscale_tkn_"),
+            ("planetscale-oauth-token", "pscale_oauth_"),
+            ("planetscale-password", "pscale_pw_"),
+        ] {
+            out.push(plain(rule, format!("{prefix}{}", f.s(&u64s, 43))));
+        }
+        out.push(plain(
+            "age-secret-key",
+            format!(
+                "AGE-SECRET-KEY-1{}",
+                f.s("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58)
+            ),
+        ));
+        out.push(plain(
+            "1password-secret-key",
+            format!(
+                "A3-{}-{}-{}-{}-{}",
+                f.s(&ud, 6),
+                f.s(&ud, 11),
+                f.s(&ud, 5),
+                f.s(&ud, 5),
+                f.s(&ud, 5)
+            ),
+        ));
+        out.push(plain(
+            "1password-secret-key",
+            format!(
+                "A3-{}-{}-{}-{}-{}-{}",
+                f.s(&ud, 6),
+                f.s(&ud, 6),
+                f.s(&ud, 5),
+                f.s(&ud, 5),
+                f.s(&ud, 5),
+                f.s(&ud, 5)
+            ),
+        ));
+        out.push(plain(
+            "1password-service-account-token",
+            format!("ops_eyJ{}", f.s(&b64(), 300)),
+        ));
+        out.push(plain(
+            "sentry-user-token",
+            format!("sntryu_{}", f.s(HEX, 64)),
+        ));
+        let claims = format!(
+            "{{\"iat\":1718000000.{},\"url\":\"https://sentry.io\",\
+             \"region_url\":\"https://us.sentry.io\",\"org\":\"{}\"}}",
+            f.s(DIGITS, 6),
+            f.s(LOWER, 8)
+        );
+        let encoded = base64::engine::general_purpose::STANDARD.encode(claims);
+        out.push(plain(
+            "sentry-org-token",
+            format!("sntrys_{encoded}_{}", f.s(&b64(), 43)),
+        ));
+        out.push(plain(
+            "facebook-page-access-token",
+            format!("EAAM{}", f.s(&an, 150)),
+        ));
+        out.push(plain(
+            "facebook-page-access-token",
+            format!("EAAC{}", f.s(&an, 120)),
+        ));
+        let token = format!("{}|{}", f.s(DIGITS, 16), f.s(&format!("{ld}-_"), 30));
+        out.push(named("facebook-access-token", "facebook_app_token", token));
+        out.push(plain(
+            "adobe-client-secret",
+            format!("p8e-{}", f.s(&an, 32)),
+        ));
+        out.push(plain(
+            "authress-service-client-access-key",
+            format!(
+                "sc_{}.{}.acc_{}.{}",
+                f.s(&ld, 10),
+                f.s(&ld, 5),
+                f.s(&ld, 20),
+                f.s(&an, 60)
+            ),
+        ));
+        out.push(plain(
+            "maxmind-license-key",
+            format!("{}_{}_mmk", f.s(&an, 6), f.s(&an, 29)),
+        ));
+        out.push(plain("readme-api-token", format!("rdme_{}", f.s(&ld, 70))));
+        for (rule, prefix) in [
+            ("settlemint-application-access-token", "sm_aat_"),
+            ("settlemint-personal-access-token", "sm_pat_"),
+            ("settlemint-service-access-token", "sm_sat_"),
+        ] {
+            out.push(plain(rule, format!("{prefix}{}", f.s(&an, 16))));
+        }
+        out.push(plain("twilio-api-key", format!("SK{}", f.s(HEX, 32))));
+        let token = format!("dnkey-{}-{}", f.s(&ld, 26), f.s(&ld, 52));
+        out.push(named("defined-networking-api-token", "DNKEY_TOKEN", token));
+        let token = format!("sl.{}", f.s(&u64s, 135));
+        out.push(named(
+            "dropbox-short-lived-api-token",
+            "dropbox_token",
+            token,
+        ));
+        let token = format!("{}AAAAAAAAAA{}", f.s(&an, 11), f.s(&u64s, 43));
+        out.push(named(
+            "dropbox-long-lived-api-token",
+            "DROPBOX_TOKEN",
+            token,
+        ));
+        let token = format!("pk.{}.{}", f.s(&ld, 60), f.s(&ld, 22));
+        out.push(named("mapbox-api-token", "MAPBOX_ACCESS_TOKEN", token));
+        let key = format!("NRAK-{}", f.s(&ud, 27));
+        out.push(named("new-relic-user-api-key", "NEW_RELIC_API_KEY", key));
+        let key = format!("NRII-{}", f.s(&format!("{ld}-"), 32));
+        out.push(named("new-relic-insert-key", "newrelic_insert_key", key));
+        let key = format!("NRJS-{}", f.s(HEX, 19));
+        out.push(named(
+            "new-relic-browser-api-token",
+            "new_relic_browser",
+            key,
+        ));
+        let token = format!("{}{}", "A".repeat(22), f.s(&an, 90));
+        out.push(named("twitter-bearer-token", "TWITTER_BEARER_TOKEN", token));
+        let token = format!("t1.{}.{}", f.s(&u64s, 20), f.s(&u64s, 86));
+        out.push(named("yandex-access-token", "yandex_iam_token", token));
+        let key = format!("AQVN{}", f.s(&u64s, 36));
+        out.push(named("yandex-api-key", "YANDEX_API_KEY", key));
+        let key = format!("YC{}", f.s(&u64s, 38));
+        out.push(named("yandex-aws-access-token", "yandex_access_key", key));
+
+        // Passwords in URLs.
+        let password = format!("Xk9#{}", f.s(&an, 8));
+        out.push(within(
+            "url-credentials",
+            format!("DATABASE_URL=postgres://admin:{password}@db.internal:5432/app"),
+            password,
+        ));
+        // A short random password, raw and percent-encoded ('#' is %23).
+        for password in ["Xk9#mQ2v", "Xk9%23mQ2v"] {
+            out.push(within(
+                "url-credentials",
+                format!("postgres://admin:{password}@db.internal"),
+                password.into(),
+            ));
+        }
+        for (scheme, user, host) in [
+            ("postgresql", "app", "10.0.0.12:5432/app"),
+            ("mysql", "root", "mysql.prod.internal/shop"),
+            (
+                "mongodb+srv",
+                "svc",
+                "cluster0.a1b2c.mongodb.net/?retryWrites=true",
+            ),
+            ("redis", "", "cache.internal:6379/0"),
+            (
+                "rediss",
+                "default",
+                "redis-12345.c1.cloud.redislabs.com:12345",
+            ),
+            ("amqp", "worker", "rabbit.internal:5672/%2f"),
+            ("https", "deploy", "git.example.com/team/repo.git"),
+            ("ftp", "backup", "ftp.example.org/dumps"),
+            ("smtp", "mailer", "smtp.mailgun.org:587"),
+        ] {
+            let password = format!("{}{}", f.s(&an, 10), f.s("!#$%^&*", 2));
+            out.push(within(
+                "url-credentials",
+                format!("url = \"{scheme}://{user}:{password}@{host}\"\n"),
+                password,
+            ));
+        }
+        out
+    }
+
+    /// Ids of every rule that finds a secret in `text`, keywords included.
+    fn matching(text: &str) -> Vec<&'static str> {
+        let lower = text.to_ascii_lowercase();
+        (0..RULES.len())
+            .filter(|&index| {
+                RULES[index].keywords.iter().any(|k| lower.contains(k))
+                    && DETECTOR.rule_finds(index, text.as_bytes())
+            })
+            .map(|index| RULES[index].id)
+            .collect()
+    }
 
     #[test]
-    fn every_rule_compiles() {
-        assert_eq!(COMPILED.rules.len(), RULES.len());
+    fn every_rule_compiles_and_has_a_keyword() {
+        assert_eq!(DETECTOR.rules.len(), RULES.len());
+        for rule in RULES {
+            assert!(!rule.keywords.is_empty(), "{}", rule.id);
+            for keyword in rule.keywords {
+                assert_eq!(*keyword, keyword.to_ascii_lowercase(), "{}", rule.id);
+                assert!(keyword.len() <= 64, "{}", rule.id);
+            }
+        }
+        let mut ids: Vec<_> = RULES.iter().map(|r| r.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), RULES.len(), "rule ids are unique");
     }
 
     #[test]
@@ -433,19 +2641,350 @@ mod tests {
         assert_eq!(shannon_entropy(b"aaaa"), 0.0);
         assert_eq!(shannon_entropy(b"abab"), 1.0);
         assert_eq!(shannon_entropy(b"abcd"), 2.0);
+        assert_eq!(shannon_entropy(b"Xk9#mQ2v"), 3.0);
     }
 
     #[test]
-    fn ordinary_code_and_placeholders_are_not_secrets() {
-        for text in [
+    fn every_rule_finds_its_fake_secrets_and_not_their_first_12_characters() {
+        let samples = samples();
+        for sample in &samples {
+            let mut texts = vec![
+                sample.text.clone(),
+                format!("# settings\n{}\nother = 1\n", sample.text),
+            ];
+            if sample.plain {
+                texts.push(format!("const KEY: &str = \"{}\";\n", sample.text));
+                texts.push(format!("{{\"token\": \"{}\"}}", sample.text));
+                texts.push(format!("token: '{}'\n", sample.text));
+                texts.push(format!("export TOKEN={}\n", sample.text));
+            }
+            for text in &texts {
+                assert!(
+                    find(text).is_some(),
+                    "{}: nothing found in {text}",
+                    sample.rule
+                );
+                let found = matching(text);
+                assert!(
+                    found.contains(&sample.rule),
+                    "{}: {found:?} in {text}",
+                    sample.rule
+                );
+            }
+            let keep = 12.min(sample.secret.len() / 2);
+            let cut = sample.text.replace(&sample.secret, &sample.secret[..keep]);
+            let found = matching(&cut);
+            assert!(!found.contains(&sample.rule), "{}: {cut}", sample.rule);
+        }
+        // Every rule is covered, and the secrets are distinct.
+        for rule in RULES {
+            assert!(
+                samples.iter().any(|s| s.rule == rule.id),
+                "no sample for {}",
+                rule.id
+            );
+        }
+        let mut secrets: Vec<_> = samples.iter().map(|s| s.text.as_str()).collect();
+        secrets.sort_unstable();
+        secrets.dedup();
+        assert_eq!(secrets.len(), samples.len());
+        assert!(samples.len() >= 150, "{} samples", samples.len());
+    }
+
+    #[test]
+    fn a_secret_in_a_file_name_is_found() {
+        let f = &mut Fake::new("names");
+        let an = alnum();
+        for (path, rule) in [
+            (format!("ghp_{}", f.s(&an, 36)), "github-pat"),
+            (format!("docs/ghp_{}.txt", f.s(&an, 36)), "github-pat"),
+            (format!("keys/AIza{}.json", f.s(&an, 35)), "gcp-api-key"),
+            (
+                format!("x\\sk_live_{}.env", f.s(&an, 24)),
+                "stripe-access-token",
+            ),
+            (
+                format!("backup/glpat-{}/notes.md", f.s(&an, 20)),
+                "gitlab-pat",
+            ),
+        ] {
+            assert_eq!(find_in_name(&path).map(|r| r.id), Some(rule), "{path}");
+        }
+        for path in [
+            "src/main.rs",
+            "src/collect/secrets.rs",
+            "tests/snapshots/cli__pack_ghp.snap",
+            "docs/AKIAIOSFODNN7EXAMPLE.md",
+            ".env.example",
+            "assets/4b1d_logo.png",
+            "node_modules/sk-ant-api03/index.js",
+        ] {
+            assert_eq!(find_in_name(path).map(|r| r.id), None, "{path}");
+        }
+    }
+
+    #[test]
+    fn ordinary_code_documentation_and_placeholders_are_not_secrets() {
+        let f = &mut Fake::new("false positives");
+        let mut texts: Vec<String> = [
             "fn main() { println!(\"hello\"); }",
             "let key = std::env::var(\"OPENAI_API_KEY\")?;",
             "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE",
+            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "key = AKIAXXXXXXXXXXXXXXXX",
+            "msgstr \"Näytä asiakirjamallikansio.\"",
+            "TODAYINASIAASACKOFRICEFELLOVER",
             "token: ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
-            "-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----",
+            "github_pat_xxxxxxxxxxxxxxxxxxxxxx_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "glpat-XXXXXXXXXXX-XXXXXXXX",
+            "glpat-xxxxxxxx-xxxxxxxxxxxxxxxxxx.xxxxxxxxx",
+            "glptt-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
             "sk_test_abcdefghijklmnopqrstuvwxyz",
+            "STRIPE_SECRET_KEY=sk_test_XXXXXXXXXXXXXXXXXXXXXXXX",
+            "\"token1\": \"xoxp-1234567890\"",
+            "\"token2\": \"xoxp-XXXXXXXXXX-XXXXXXXXXX-XXXXXXXXXXX-XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX\"",
+            "\"token3\": \"xoxp-1234-1234-1234-4ddbc191d40ee098cbaae6f3523ada2d\"",
+            "\"token4\": \"xoxp-572370529330-573807301142-572331691188-####################\"",
+            "https://docs.google.com/document/d/1W7KCxOxP-1Fy5EyF2lbJGE2WuKmu5v0suYqoHas1jRM",
+            "sk-ant-api03-abc123xyz-456de-klMnopqrstuvwx-3456yza789bcde-1234fghijklmnopAA",
+            "api_key = \"fo1_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"",
+            "pub const MINIDUMP_SYSMEMINFO1_PERF_CCTOTALDIRTYPAGES_CCDIRTYPAGETHRESHOLD: u32 = 4u32;",
+            "<input type=\"hidden\" name=\"authenticity_token\" value=\"7SWa-Fo1_hsC6oovfBsJFLGPUl2EhkSWPbJhWANwgaJWBDl1vxd9VNqXTNAefsJqzIRYaZEfYZLffa31rw8zJA\" autocomplete=\"off\" />",
+            "~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~",
+            ".ui.visible.right.sidebar~.ui.visible.left.sidebar~.pusher{transform:translate3d(0,0,0)}",
+            "'url': 'http://www.2doc.nl/speel~VARA_101375237~mh17-het-verdriet-van-nederland~.html',",
+            "'#!/registries/5/portainer.demo~2Fportainerregistrytesting~2Falpine',",
+            "client_secret=bP88Q~xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "aws-cli@sha256:eaaa7b11777babe28e6133a8b19ff71cea687e0d7f05158dee95a71f76ce3d00",
+            "  checksum: eaac4cf978b6fbd480f1092cab8b233c9b949bcabfc9b598dd79a758f7243c28765ef7639c876fa72940dac687181b35486ea01ff7df3e65ce3848c64822c581",
+            "key = adf4b1dbRdW3rOcB7xLthrM4BTBGK1qPLkHigpN1bXD6z",
+            "glc_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "   API_KEY=\"glc_111111111111111111111111111111111111111111=\"",
+            "static void GLC_CreateLightmapTextureArray(void);",
+            "s.xxxxxxxxxxxxxxxxxxxxxxxx",
+            "s.THISSTRINGISALLUPPERCASE",
+            "s.thisstringisalllowercase",
+            "s.AcceptanceTimeoutSeconds ",
+            "s.makeKubeConfigController = args",
+            "INFO 4 --- [           main] o.s.b.f.s.DefaultListableBeanFactory     : Overriding bean definition for bean",
+            "A3-XXXXXX-XXXXXXXXXXX-XXXXX-XXXXX-XXXXX",
+            "A3-xXXXXX-XXXXXX-XXXXX-XXXXX-XXXXX-XXXXX",
+            "DATABRICKS_TOKEN=dapi123456789012345678a9bc01234defg5",
+            "getPagesInConfluenceSpace,searchConfluenceUsingCql",
+            "ABSKQmVkcm9ja0FQSUtleS1EXAMPLE",
+            "bedrock-api-key-",
+            "CO_API_KEY=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "heroku_api_key = \"832d2129-a846-4e27-99f4-7004b6ad53ef\"",
+            "discord_client_id = \"000000000000000000\"",
+            "password = \"hunter2\"",
+            "let digest = \"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\";",
+            "commit 31c293a0b4f1d7f7c1a3a8d0c6d1c0f3b2a1e9d8",
+            "id: 123e4567-e89b-12d3-a456-426614174000",
+            "def api_key(self):\n    return os.environ[\"SENDGRID_API_KEY\"]\n",
+            "const TOKEN = process.env.SLACK_BOT_TOKEN;",
+            "SG.xxxxxxxxxxxxxxxxxxxxxx.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "hf_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "NPM_TOKEN=npm_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
+            "export ANTHROPIC_API_KEY=sk-ant-...",
+            "OPENAI_API_KEY=sk-...",
+            "let mask = 0xFFFF_0000; // SKIP\n",
+            "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7 user@host",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        // gitleaks' own examples that are too short or not random enough.
+        texts.push(format!("ops_eyJ{}", "x".repeat(300)));
+        texts.push(format!("hvs.{}", "x".repeat(95)));
+        texts.push(format!("sntryu_{}", "a".repeat(64)));
+        texts.push(format!("AKCp{}", "X".repeat(69)));
+        // Private key markers without a key between them: placeholders and
+        // code that parses PEM.
+        texts.push(pem("PRIVATE KEY", "anything"));
+        texts.push(pem("RSA PRIVATE KEY", "..."));
+        texts.push(pem(
+            "RSA PRIVATE KEY",
+            "MIIEpAIBAAKCAQEA...\n...\n...base64 data...",
+        ));
+        texts.push(format!(
+            "{}{}",
+            "-----BEGIN OPENSSH PRIVATE KEY-----", "-----END OPENSSH PRIVATE KEY-----"
+        ));
+        texts.push(format!(
+            "const BEGIN: &str = \"-----BEGIN {0}-----\";\n\
+             /// Everything between the markers is base64; the markers name the key type.\n\
+             fn strip_armour(text: &str) -> Option<&str> {{ text.strip_prefix(BEGIN) }}\n\
+             const END: &str = \"-----END {0}-----\";\n",
+            "RSA PRIVATE KEY"
+        ));
+        // Public keys and certificates are not private keys.
+        texts.push(pem("PUBLIC KEY", &lines(f, 64 * 5, 64)));
+        texts.push(pem("CERTIFICATE", &lines(f, 64 * 12, 64)));
+        // Lock files and hashes.
+        for _ in 0..20 {
+            texts.push(format!(
+                "[[package]]\nname = \"regex\"\nversion = \"1.11.1\"\n\
+                 source = \"registry+https://github.com/rust-lang/crates.io-index\"\n\
+                 checksum = \"{}\"\n",
+                f.s(HEX, 64)
+            ));
+            let sha512 = f.s(&b64(), 86);
+            texts.push(format!(
+                "    \"node_modules/left-pad\": {{\n      \"version\": \"1.3.0\",\n      \
+                 \"resolved\": \"https://registry.npmjs.org/left-pad/-/left-pad-1.3.0.tgz\",\n      \
+                 \"integrity\": \"sha512-{sha512}==\"\n    }},\n"
+            ));
+            texts.push(format!(
+                "golang.org/x/text v0.3.7 h1:{}=\n",
+                f.s(&b64(), 43)
+            ));
+            texts.push(format!("sha1 {}  sha256 {}", f.s(HEX, 40), f.s(HEX, 64)));
+            texts.push(format!("{{\"id\": \"{}\"}}", uuid(f)));
+        }
+        // A base64 blob as an SVG or a test fixture holds it.
+        texts.push(format!(
+            "<img src=\"data:image/png;base64,{}\"/>",
+            f.s(&b64(), 4000)
+        ));
+        texts.push(lines(f, 76 * 200, 76));
+        // Documentation's URL credentials.
+        for url in [
+            "postgres://user:password@localhost:5432/db",
+            "postgresql://postgres:mysecretpassword@localhost",
+            "mongodb+srv://admin:<password>@cluster0.mongodb.net/test",
+            "mongodb+srv://admin:<db_password>@cluster0.abcde.mongodb.net/",
+            "redis://:${REDIS_PASSWORD}@redis:6379",
+            "amqp://guest:guest@localhost:5672/",
+            "https://user:****@example.com/",
+            "mysql://root:root@127.0.0.1:3306/test",
+            "https://{user}:{password}@host/path",
+            "format!(\"{}://{}:{}@{}\", scheme, user, password, host)",
+            "fmt.Sprintf(\"postgres://%s:%s@%s/%s\", user, pass, host, db)",
+            "f\"postgresql://{user}:{password}@{host}:{port}/{db}\"",
+            "http://[::1]:8080/path",
+            "git clone https://x-access-token:${{ secrets.GITHUB_TOKEN }}@github.com/o/r",
+            "smtp://user:pass@smtp.example.com",
+            "postgres://app:P@ssw0rd@db",
+            "postgres://admin:Passw0rd!@db.internal",
+            "postgres://admin:Secret123!@db.internal",
+            "postgres://user:s3cr3t@localhost/db",
+            "ftp://anonymous:anonymous@ftp.example.org",
+            "postgres://${DB_USER}:${DB_PASS}@${DB_HOST}/${DB_NAME}",
+            "DATABASE_URL=postgres://app:$DATABASE_PASSWORD@db/app",
+            "DATABASE_URL=postgres://app:$POSTGRES_PASS@db/app",
+            "redis://default:%REDIS_PASSWORD%@cache",
+            "postgresql://[user[:password]@][netloc][:port][/dbname]",
+            "jdbc:postgresql://localhost:5432/db?user=fred&password=secret",
+            "https://user:your_password_here@example.com",
+            "https://oauth2:glpat-xxxxxxxxxxxxxxxxxxxx@gitlab.com/o/r.git",
+            "amqp://user:changeme123@rabbit:5672",
+            "https://john.doe@example.com:8443/",
+            "see http://localhost:3000 and mailto:root@localhost",
+            // URL parsers' test data: odd characters, percent-encoded.
+            "dbtype://username:apples%2Foranges@hostspec/database",
+            "dbtype://username:apples%40oranges%40%40@hostspec/database",
+            "\"dbtype://user🐍測試:pass🐍測試@hostspec:499?query=but_no_db\",",
+            "\"href\": \"http://&a:foo(b%5Dc@d:2/\"",
+            "\"href\": \"https://user:pass%5B%7F@foo/bar\"",
         ] {
+            texts.push(url.to_owned());
+        }
+        for text in &texts {
             assert_eq!(find(text).map(|r| r.id), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn credential_files_are_recognised_by_name() {
+        for (path, rule) in [
+            (".env", CREDENTIAL_FILE),
+            ("app/.env", CREDENTIAL_FILE),
+            (".env.local", CREDENTIAL_FILE),
+            ("web/.env.production", CREDENTIAL_FILE),
+            (".env.development.local", CREDENTIAL_FILE),
+            (".env.test", CREDENTIAL_FILE),
+            (".netrc", CREDENTIAL_FILE),
+            ("_netrc", CREDENTIAL_FILE),
+            (".pgpass", CREDENTIAL_FILE),
+            ("frontend/.npmrc", CREDENTIAL_FILE),
+            (".pypirc", CREDENTIAL_FILE),
+            (".git-credentials", CREDENTIAL_FILE),
+            (".my.cnf", CREDENTIAL_FILE),
+            (".mylogin.cnf", CREDENTIAL_FILE),
+            ("public/.htpasswd", CREDENTIAL_FILE),
+            (".terraformrc", CREDENTIAL_FILE),
+            (".terraform.d/credentials.tfrc.json", CREDENTIAL_FILE),
+            (".vault-token", CREDENTIAL_FILE),
+            (".s3cfg", CREDENTIAL_FILE),
+            (".docker/config.json", CREDENTIAL_FILE),
+            ("home/me/.docker/config.json", CREDENTIAL_FILE),
+            (".aws/credentials", CREDENTIAL_FILE),
+            (".azure/accessTokens.json", CREDENTIAL_FILE),
+            (".config/gcloud/credentials.db", CREDENTIAL_FILE),
+            (
+                ".config/gcloud/application_default_credentials.json",
+                CREDENTIAL_FILE,
+            ),
+            (
+                ".config/gcloud/legacy_credentials/me@example.com/adc.json",
+                CREDENTIAL_FILE,
+            ),
+            (".kube/config", CREDENTIAL_FILE),
+            (".gem/credentials", CREDENTIAL_FILE),
+            (".cargo/credentials.toml", CREDENTIAL_FILE),
+            (".config/gh/hosts.yml", CREDENTIAL_FILE),
+            ("./.env", CREDENTIAL_FILE),
+            ("config\\.env.local", CREDENTIAL_FILE),
+            (".ssh/id_rsa", PRIVATE_KEY_FILE),
+            ("deploy/id_ed25519", PRIVATE_KEY_FILE),
+            ("id_ecdsa", PRIVATE_KEY_FILE),
+            ("id_dsa", PRIVATE_KEY_FILE),
+            ("keys/server.ppk", PRIVATE_KEY_FILE),
+            ("keys/SERVER.PPK", PRIVATE_KEY_FILE),
+            ("certs/client.p12", PKCS12_FILE),
+            ("ToDo.UWP_TemporaryKey.pfx", PKCS12_FILE),
+        ] {
+            assert_eq!(credential_file(path), Some(rule), "{path}");
+        }
+        for path in [
+            ".env.example",
+            ".env.sample",
+            ".env.template",
+            ".env.dist",
+            ".env.local.example",
+            ".env.production.sample",
+            ".env.EXAMPLE",
+            ".env.tpl",
+            ".env.defaults",
+            ".envrc",
+            ".env-example",
+            "env.rs",
+            "src/env.rs",
+            "src/dotenv.rs",
+            ".env/lib/python3.12/site-packages/six.py",
+            "docs/netrc.md",
+            "id_rsa.pub",
+            ".ssh/id_ed25519.pub",
+            ".ssh/known_hosts",
+            ".ssh/config",
+            "certs/server.pem",
+            "certs/ca.crt",
+            "docker/config.json",
+            "config.json",
+            "aws/credentials.md",
+            "kube/config",
+            ".kube/config.example",
+            "src/credentials.rs",
+            "doc/typenum/type.P126.html",
+            "scripts/keeneland/syntest.p1200.sh",
+            ".ppk",
+            "Cargo.toml",
+            "package.json",
+            ".gitignore",
+            ".github/workflows/ci.yml",
+            "",
+        ] {
+            assert_eq!(credential_file(path), None, "{path}");
         }
     }
 }
