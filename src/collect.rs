@@ -6,8 +6,13 @@
 //! walker's own rules, so no glob brings in an ignored or hidden file. Those
 //! come in only with [`CollectOptions::no_ignore`] and
 //! [`CollectOptions::hidden`], and a `.git` entry never does. Files that
-//! contain a secret ([`secrets`]) are skipped unless
-//! [`CollectOptions::allow_secrets`]. `--files-from` lists
+//! contain a secret ([`secrets`]), whose path carries one, or whose
+//! name marks a credential file (`.env`, `.netrc`, …, even with
+//! [`CollectOptions::hidden`]) are skipped unless
+//! [`CollectOptions::allow_secrets`]; a path that carries a secret is
+//! reported with that part replaced by `[secret]`. Every file (and every
+//! rule file) is read beneath the directory without following links; see
+//! `docs/security.md`. `--files-from` lists
 //! ([`CollectOptions::files_from`]) go through the same rules, and never
 //! reach outside the directory.
 //!
@@ -390,6 +395,9 @@ pub fn collect(
             }
             Err(Skip::Reason(reason)) => collection.skipped.push((id.clone(), reason)),
             Err(Skip::Changed) => collection.changed += 1,
+            Err(Skip::SecretName(rule)) => collection
+                .skipped
+                .push((redacted(id), SkipReason::ContainsSecret(rule))),
             Err(Skip::TooMuchText) => return Err(too_much_text()),
         }
     }
@@ -707,6 +715,29 @@ enum Skip {
     Changed,
     /// Would take the collection past `--max-total-bytes`.
     TooMuchText,
+    /// The path itself carries a secret (rule id): reported under
+    /// [`redacted`] names.
+    SecretName(&'static str),
+}
+
+/// `id` with every component in which a secret rule finds a secret
+/// replaced by `[secret]` (the whole id when no one component does).
+fn redacted(id: &str) -> String {
+    let parts: Vec<&str> = id
+        .split('/')
+        .map(|part| {
+            if secrets::find_in_name(part).is_some() {
+                "[secret]"
+            } else {
+                part
+            }
+        })
+        .collect();
+    if parts.contains(&"[secret]") {
+        parts.join("/")
+    } else {
+        "[secret]".to_owned()
+    }
 }
 
 impl From<SkipReason> for Skip {
@@ -726,6 +757,16 @@ fn document(
     options: &CollectOptions,
     opened: &mut Vec<FileId>,
 ) -> Result<CollectedDocument, Skip> {
+    // Checked before anything else, so a name that carries a secret is
+    // never reported as it is.
+    if !options.allow_secrets {
+        if let Some(rule) = secrets::find_in_name(id) {
+            return Err(Skip::SecretName(rule.id));
+        }
+        if let Some(rule) = secrets::credential_file(id) {
+            return Err(SkipReason::ContainsSecret(rule).into());
+        }
+    }
     if id.chars().any(char::is_control) || id.contains('\u{FFFD}') {
         return Err(SkipReason::UnusableName.into());
     }

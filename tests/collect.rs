@@ -283,7 +283,10 @@ fn the_binary_keeps_ignored_and_hidden_files_out_under_any_glob() {
         assert!(!out.contains("\".git/"), "{glob}");
         assert!(!out.contains("\"secret.txt\""), "{glob}");
     }
+    // A credential file by name needs --allow-secrets as well.
     let out = run(&["--glob", "*", "--hidden", "--no-ignore"]);
+    assert!(!out.contains("\".env\""));
+    let out = run(&["--glob", "*", "--hidden", "--no-ignore", "--allow-secrets"]);
     assert!(out.contains("\".env\""));
     assert!(!out.contains("\".git/"));
 }
@@ -393,7 +396,8 @@ fn synthetic_secret(rule: &str) -> String {
             "AGE-SECRET-KEY-1{}",
             s("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58)
         ),
-        other => panic!("no synthetic secret for rule {other}"),
+        // Every other rule has its fake secrets in src/collect/secrets.rs.
+        _ => String::new(),
     }
 }
 
@@ -401,6 +405,9 @@ fn synthetic_secret(rule: &str) -> String {
 fn every_rule_finds_its_synthetic_secret_in_context() {
     for rule in collect::secrets::RULES {
         let secret = synthetic_secret(rule.id);
+        if secret.is_empty() {
+            continue;
+        }
         for text in [
             format!("{secret}\n"),
             format!("const KEY = \"{secret}\";\n"),
@@ -495,12 +502,10 @@ fn files_with_secrets_are_skipped_naming_the_rule_never_the_secret() {
 }
 
 #[test]
-fn the_readme_lists_every_secret_rule() {
+fn the_readme_points_to_the_secret_rules() {
     let readme = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    for rule in collect::secrets::RULES {
-        let row = format!("| `{}` | {} |", rule.id, rule.description);
-        assert!(readme.contains(&row), "{row}");
-    }
+    // tests/secrets.rs checks that docs/secrets.md lists every rule.
+    assert!(readme.contains("[docs/secrets.md](docs/secrets.md)"));
 }
 
 /// A repository with three commits: `old.rs` first, then `mid.rs`, then

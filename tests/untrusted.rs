@@ -959,3 +959,134 @@ fn rule_files_that_are_fifos_devices_or_links_out_are_not_read() {
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(started.elapsed() < Duration::from_secs(10));
 }
+
+/// `length` characters of `alphabet`, pseudo-random from `seed`, so no
+/// complete fake secret stands in this file.
+fn noise(alphabet: &str, length: usize, seed: u64) -> String {
+    let alphabet: Vec<char> = alphabet.chars().collect();
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..length)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            alphabet[((state >> 33) % alphabet.len() as u64) as usize]
+        })
+        .collect()
+}
+
+const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+#[test]
+fn secrets_in_names_contents_and_credential_files_stay_out_and_unprinted() {
+    let base = tempfile::tempdir().unwrap();
+    let root = base.path().join("root");
+    let token = format!("ghp_{}", noise(ALNUM, 36, 1));
+    let password = format!("Xk9{}", noise(ALNUM, 12, 2));
+    let url = format!("postgres://admin:{password}@db.internal:5432/app");
+    let gitlab = format!("glft-{}", noise(ALNUM, 20, 3));
+    let files: Vec<(String, String)> = vec![
+        ("README.md".into(), "# a project\n".into()),
+        (
+            format!("tokens/{token}.txt"),
+            "a name that is a secret\n".into(),
+        ),
+        (
+            format!("{token}/inner.txt"),
+            "a directory named by a secret\n".into(),
+        ),
+        ("config/db.py".into(), format!("DATABASE = \"{url}\"\n")),
+        ("ci/gitlab.yml".into(), format!("token: {gitlab}\n")),
+        (".env".into(), "API=1\n".into()),
+        (".env.local".into(), "SECRET=plain\n".into()),
+        (".env.example".into(), "SECRET=\n".into()),
+        (
+            ".netrc".into(),
+            "machine example.com login a password b\n".into(),
+        ),
+        (".pgpass".into(), "localhost:5432:*:a:b\n".into()),
+        (".npmrc".into(), "//registry.example.com/:_auth=x\n".into()),
+        (".pypirc".into(), "[pypi]\npassword = x\n".into()),
+        (
+            ".git-credentials".into(),
+            "https://a:b@example.com\n".into(),
+        ),
+        (
+            ".aws/credentials".into(),
+            "[default]\naws_secret_access_key = x\n".into(),
+        ),
+        ("keys/id_ed25519".into(), "not a key at all\n".into()),
+        ("keys/deploy.ppk".into(), "not a key either\n".into()),
+    ];
+    for (path, content) in &files {
+        write(&root.join(path), content);
+    }
+    let shown = root.display().to_string();
+    let run = packer_in(
+        base.path(),
+        &[
+            "pack",
+            "--dir",
+            &shown,
+            "--budget",
+            "5000",
+            "--hidden",
+            "--base-url",
+            "https://example.com/",
+            "--tree",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    for secret in [&token, &password, &gitlab] {
+        assert!(
+            !run.stdout.contains(secret.as_str()),
+            "{secret} in the output"
+        );
+        assert!(!run.stderr.contains(secret.as_str()), "{secret} on stderr");
+    }
+    let output: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let mut selected: Vec<&str> = output["selectedIds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| id.as_str().unwrap())
+        .collect();
+    selected.sort_unstable();
+    assert_eq!(selected, [".env.example", "README.md", "tree:/"]);
+    for skipped in [
+        "skipped [secret]/inner.txt: contains-secret (rule github-pat)",
+        "skipped tokens/[secret]: contains-secret (rule github-pat)",
+        "skipped config/db.py: contains-secret",
+        "skipped ci/gitlab.yml: contains-secret",
+        "skipped .env: contains-secret (rule credential-file)",
+        "skipped .env.local: contains-secret (rule credential-file)",
+        "skipped .netrc: contains-secret",
+        "skipped .pgpass: contains-secret",
+        "skipped .npmrc: contains-secret",
+        "skipped .pypirc: contains-secret",
+        "skipped .git-credentials: contains-secret",
+        "skipped .aws/credentials: contains-secret",
+        "skipped keys/id_ed25519: contains-secret",
+        "skipped keys/deploy.ppk: contains-secret",
+    ] {
+        assert!(run.stderr.contains(skipped), "{skipped}\n{}", run.stderr);
+    }
+    // --allow-secrets is the one way in.
+    let run = packer_in(
+        base.path(),
+        &[
+            "collect",
+            &shown,
+            "--hidden",
+            "--allow-secrets",
+            "--base-url",
+            "https://example.com/",
+        ],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(run.stdout.contains(&token) && run.stdout.contains(&gitlab));
+}
