@@ -213,9 +213,12 @@ fn no_program_named_by_a_checkout_runs_and_git_is_left_byte_identical() {
     for (name, config) in hostile_configurations(base) {
         let repo = base.join(format!("repo-{name}"));
         checkout(&repo, "https://github.com/owner/repo.git");
-        // The same hooks in the checkout's own hooks directory.
-        for hook in ["post-index-change", "post-checkout"] {
-            let path = repo.join(".git/hooks").join(hook);
+        // The same hooks in the checkout's own hooks directory, and at the
+        // top of the work tree (where an empty hooks path would look).
+        for path in ["post-index-change", "post-checkout"]
+            .into_iter()
+            .flat_map(|hook| [repo.join(".git/hooks").join(hook), repo.join(hook)])
+        {
             write(
                 &path,
                 &format!("#!/bin/sh\necho x > {}/pwned-git-hooks\n", base.display()),

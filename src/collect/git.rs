@@ -143,12 +143,13 @@ fn sealed_git(temp: &Path) -> Command {
             "-c",
             "core.untrackedCache=false",
             "-c",
-            "core.hooksPath=",
-            "-c",
             "protocol.allow=never",
             "-c",
             "core.quotePath=false",
         ])
+        // Hooks would be looked for here: a device, not a directory.
+        .arg("-c")
+        .arg(format!("core.hooksPath={}", null_device()))
         .stdin(Stdio::null())
         .stderr(Stdio::null());
     command
