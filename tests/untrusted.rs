@@ -632,6 +632,21 @@ fn payload_out_never_replaces_a_file_the_run_reads() {
     }
 }
 
+/// `packer pack fixture.json --budget BUDGET --payload-out OUT` in `dir`.
+fn pack_to(dir: &Path, budget: &str, out: &str) -> Run {
+    packer_in(
+        dir,
+        &[
+            "pack",
+            "fixture.json",
+            "--budget",
+            budget,
+            "--payload-out",
+            out,
+        ],
+    )
+}
+
 #[test]
 fn payload_out_is_written_atomically_and_never_blocks_on_a_fifo() {
     use std::os::unix::fs::MetadataExt;
@@ -643,17 +658,7 @@ fn payload_out_is_written_atomically_and_never_blocks_on_a_fifo() {
     write(&dir.join("out.txt"), "old\n");
     std::os::unix::fs::symlink("out.txt", dir.join("link.txt")).unwrap();
     let inode = fs::metadata(dir.join("out.txt")).unwrap().ino();
-    let run = packer_in(
-        dir,
-        &[
-            "pack",
-            "fixture.json",
-            "--budget",
-            "100",
-            "--payload-out",
-            "link.txt",
-        ],
-    );
+    let run = pack_to(dir, "100", "link.txt");
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(
         fs::symlink_metadata(dir.join("link.txt"))
@@ -675,34 +680,14 @@ fn payload_out_is_written_atomically_and_never_blocks_on_a_fifo() {
         "{names:?}"
     );
     // A failed run leaves the old file as it was.
-    let run = packer_in(
-        dir,
-        &[
-            "pack",
-            "fixture.json",
-            "--budget",
-            "1",
-            "--payload-out",
-            "out.txt",
-        ],
-    );
+    let run = pack_to(dir, "1", "out.txt");
     assert_ne!(run.status, 0);
     assert_eq!(fs::read_to_string(dir.join("out.txt")).unwrap(), written);
     // A FIFO that nobody reads: an error at once, not a hang.
     let fifo = dir.join("fifo");
     rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::RWXU).unwrap();
     let started = Instant::now();
-    let run = packer_in(
-        dir,
-        &[
-            "pack",
-            "fixture.json",
-            "--budget",
-            "100",
-            "--payload-out",
-            "fifo",
-        ],
-    );
+    let run = pack_to(dir, "100", "fifo");
     assert_eq!(run.status, 1, "{}", run.stderr);
     assert!(
         run.stderr.contains("error[payload-out-failed]"),
