@@ -634,8 +634,14 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     // is read.
     let mut read = payload_out::ReadFiles::default();
     if let Some(out) = &args.payload_out {
+        if let Some(dir) = &args.dir {
+            read.protect(&dir.join(".git"));
+        }
         for path in [
-            args.input.fixture.as_deref(),
+            args.input
+                .fixture
+                .as_deref()
+                .or(args.dir.is_none().then_some(Path::new("-"))),
             args.settings.tokenizer.as_deref(),
             args.collect.files_from.as_deref(),
         ]

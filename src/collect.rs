@@ -175,8 +175,8 @@ pub struct Collection {
     pub skipped: Vec<(String, SkipReason)>,
     /// The Git checkout the urls were derived from (without a base URL).
     pub checkout: Option<git::Checkout>,
-    /// Every file opened while collecting, documents and skipped files
-    /// alike (so that `--payload-out` can refuse to replace one).
+    /// Every file opened while collecting, documents, skipped files and
+    /// rule files alike (so that `--payload-out` can refuse to replace one).
     pub opened: Vec<FileId>,
     /// Files that were walked but were gone or had become a symbolic link
     /// (or their directory had) when they were opened: the tree changed
@@ -348,10 +348,13 @@ pub fn collect(
         dir,
         options,
         globs.clone(),
-        rules,
+        rules.clone(),
         &mut progress,
         &mut collection.skipped,
     )?;
+    if let Some(rules) = &rules {
+        collection.opened.extend(rules.opened());
+    }
     let files = match &options.files_from {
         None => visible,
         Some(list) => {

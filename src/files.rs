@@ -36,6 +36,16 @@ impl FileId {
             .map(|metadata| FileId::from_metadata(&metadata))
     }
 
+    /// The id of an open descriptor (standard input, say).
+    #[cfg(unix)]
+    pub fn of_fd(fd: impl std::os::fd::AsFd) -> io::Result<FileId> {
+        let stat = rustix::fs::fstat(fd)?;
+        Ok(FileId {
+            device: stat.st_dev as u64,
+            inode: stat.st_ino as u64,
+        })
+    }
+
     /// The id of the file `path` names, following symbolic links.
     pub fn of_path(path: &Path) -> io::Result<FileId> {
         std::fs::metadata(path).map(|metadata| FileId::from_metadata(&metadata))
@@ -137,6 +147,9 @@ impl Opened {
     /// Reads the file through its descriptor: `Ok(None)` when it holds more
     /// than `limit` bytes (no more than `limit + 1` are read).
     pub fn read_limited(self, limit: u64) -> io::Result<Option<Vec<u8>>> {
+        if self.size > limit {
+            return Ok(None);
+        }
         read_limited(self.file, limit, self.size)
     }
 }

@@ -900,6 +900,18 @@ fn mcp_refuses_a_fifo_tokenizer_at_once_and_a_link_leading_out() {
     assert!(started.elapsed() < Duration::from_secs(5));
     let answer = mcp.call(2, "count_tokens", r#"{"text":"hi","tokenizer":"out.json"}"#);
     assert!(answer.contains("path-outside-root"), "{answer}");
+    // An unknown method is not echoed back, however long.
+    let method = "M".repeat(100_000);
+    mcp.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"{method}"}}"#
+    ));
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut mcp.stdout, &mut line).unwrap();
+    assert!(
+        line.contains("-32601") && line.len() < 300,
+        "{}",
+        line.len()
+    );
 }
 
 #[test]
@@ -1077,4 +1089,157 @@ fn secrets_in_names_contents_and_credential_files_stay_out_and_unprinted() {
     );
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(run.stdout.contains(&token) && run.stdout.contains(&gitlab));
+}
+
+#[test]
+fn a_fifo_rule_or_attributes_file_in_a_checkout_stops_git_not_packer() {
+    // `git status` would wait for ever on these; packer stops it and says
+    // the checkout may have changes.
+    let base = tempfile::tempdir().unwrap();
+    let fifo = |path: PathBuf| {
+        rustix::fs::mkfifoat(rustix::fs::CWD, &path, rustix::fs::Mode::RWXU).unwrap();
+    };
+    let ignore = base.path().join("ignore");
+    checkout(&ignore, "https://github.com/owner/repo.git");
+    fs::remove_file(ignore.join(".gitattributes")).unwrap();
+    fifo(ignore.join(".gitignore"));
+    let attributes = base.path().join("attributes");
+    checkout(&attributes, "https://github.com/owner/repo.git");
+    fs::remove_file(attributes.join(".gitattributes")).unwrap();
+    fifo(attributes.join(".gitattributes"));
+    let threads: Vec<_> = [ignore, attributes]
+        .into_iter()
+        .map(|repo| {
+            let cwd = base.path().to_path_buf();
+            std::thread::spawn(move || {
+                let started = Instant::now();
+                let dir = repo.display().to_string();
+                let run = packer_in(&cwd, &["pack", "--dir", &dir, "--budget", "2000"]);
+                (repo, run, started.elapsed())
+            })
+        })
+        .collect();
+    for thread in threads {
+        let (repo, run, took) = thread.join().unwrap();
+        assert_eq!(run.status, 0, "{}: {}", repo.display(), run.stderr);
+        assert!(run.stdout.contains("https://github.com/owner/repo/blob/"));
+        assert!(run.stderr.contains("uncommitted changes"), "{}", run.stderr);
+        assert!(took < Duration::from_secs(90), "{took:?}");
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_huge_rule_file_cannot_make_git_grow() {
+    let base = tempfile::tempdir().unwrap();
+    let repo = base.path().join("repo");
+    checkout(&repo, "https://github.com/owner/repo.git");
+    fs::File::create(repo.join(".gitignore"))
+        .unwrap()
+        .set_len(2 << 30)
+        .unwrap();
+    // The largest resident size of packer and every process it waited for
+    // (git among them).
+    let output = Command::new("python3")
+        .args([
+            "-c",
+            "import os, subprocess, sys\n\
+             p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n\
+             print(os.wait4(p.pid, 0)[2].ru_maxrss)",
+            env!("CARGO_BIN_EXE_packer"),
+            "pack",
+            "--dir",
+        ])
+        .arg(&repo)
+        .args(["--budget", "2000", "--format", "summary"])
+        .output()
+        .unwrap();
+    let kib: u64 = String::from_utf8_lossy(&output.stdout)
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(kib < 768 << 10, "{kib} KiB");
+}
+
+#[test]
+fn links_among_the_objects_mean_no_checkout() {
+    let base = tempfile::tempdir().unwrap();
+    let outside = base.path().join("outside");
+    checkout(&outside, "https://github.com/outsider/repo.git");
+    git(&outside, &["gc", "-q"]);
+    let repo = base.path().join("repo");
+    checkout(&repo, "https://github.com/owner/repo.git");
+    for entry in fs::read_dir(outside.join(".git/objects/pack"))
+        .unwrap()
+        .flatten()
+    {
+        std::os::unix::fs::symlink(
+            entry.path(),
+            repo.join(".git/objects/pack").join(entry.file_name()),
+        )
+        .unwrap();
+    }
+    let dir = repo.display().to_string();
+    let run = packer_in(base.path(), &["pack", "--dir", &dir, "--budget", "2000"]);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("error[base-url-required]"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn payload_out_refuses_standard_input_rule_files_and_the_git_directory() {
+    let base = tempfile::tempdir().unwrap();
+    let dir = base.path();
+    let input = fixture(dir);
+    let original = fs::read(&input).unwrap();
+    // The fixture on standard input, redirected from the file.
+    let output = Command::new(env!("CARGO_BIN_EXE_packer"))
+        .current_dir(dir)
+        .args([
+            "pack",
+            "-",
+            "--budget",
+            "100",
+            "--payload-out",
+            "fixture.json",
+        ])
+        .stdin(fs::File::open(&input).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(fs::read(&input).unwrap(), original);
+    // A rule file and the files of the checkout's .git.
+    let repo = dir.join("repo");
+    checkout(&repo, "https://github.com/owner/repo.git");
+    write(&repo.join(".gitignore"), "*.log\n");
+    for out in [
+        "repo/.gitignore",
+        "repo/.git/HEAD",
+        "repo/.git/config",
+        "repo/.git/new-file",
+    ] {
+        let before = fs::read(dir.join(out)).ok();
+        let run = packer_in(
+            dir,
+            &[
+                "pack",
+                "--dir",
+                "repo",
+                "--budget",
+                "2000",
+                "--payload-out",
+                out,
+            ],
+        );
+        assert_eq!(run.status, 2, "{out}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("error[payload-out-is-input]"),
+            "{out}: {}",
+            run.stderr
+        );
+        assert_eq!(fs::read(dir.join(out)).ok(), before, "{out}");
+    }
 }

@@ -17,32 +17,57 @@ use std::path::{Path, PathBuf};
 use packer::Error;
 use packer::files::FileId;
 
-/// The files a run read, by id.
+/// The files a run read, by id, and the directories it must not write in.
 #[derive(Debug, Default)]
-pub struct ReadFiles(Vec<FileId>);
+pub struct ReadFiles {
+    ids: Vec<FileId>,
+    directories: Vec<PathBuf>,
+}
 
 impl ReadFiles {
-    /// Adds the file `path` names, when it exists (standard input, `-`,
-    /// is no file).
+    /// Adds the file `path` names, when it exists; `-` is standard input,
+    /// added by what it is (a file redirected to it is caught too).
     pub fn add_path(&mut self, path: &Path) {
-        if path != Path::new("-")
-            && let Ok(id) = FileId::of_path(path)
-        {
-            self.0.push(id);
+        if path == Path::new("-") {
+            #[cfg(unix)]
+            if let Ok(id) = FileId::of_fd(io::stdin()) {
+                self.ids.push(id);
+            }
+        } else if let Ok(id) = FileId::of_path(path) {
+            self.ids.push(id);
         }
     }
 
     /// Adds files already identified.
     pub fn extend(&mut self, ids: &[FileId]) {
-        self.0.extend_from_slice(ids);
+        self.ids.extend_from_slice(ids);
+    }
+
+    /// Refuses any file under `directory` (a collected checkout's `.git`,
+    /// whose files packer reads as data).
+    pub fn protect(&mut self, directory: &Path) {
+        if let Ok(real) = directory.canonicalize() {
+            self.directories.push(real);
+        }
     }
 
     /// `payload-out-is-input` when `out` names one of the files.
     pub fn refuse(&self, out: &Path) -> Result<(), Error> {
-        match FileId::of_path(out) {
-            Ok(id) if self.0.contains(&id) => Err(Error::PayloadOutIsInput),
-            _ => Ok(()),
+        if let Ok(id) = FileId::of_path(out)
+            && self.ids.contains(&id)
+        {
+            return Err(Error::PayloadOutIsInput);
         }
+        let real = out.canonicalize().ok().or_else(|| {
+            let parent = out.parent().filter(|p| !p.as_os_str().is_empty());
+            parent.unwrap_or(Path::new(".")).canonicalize().ok()
+        });
+        if let Some(real) = real
+            && self.directories.iter().any(|d| real.starts_with(d))
+        {
+            return Err(Error::PayloadOutIsInput);
+        }
+        Ok(())
     }
 }
 

@@ -26,8 +26,12 @@
 
 use std::collections::HashMap;
 use std::fs;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::files::Root;
 
 /// A directory that is the top of a Git checkout with at least one commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,35 +49,70 @@ pub struct Checkout {
     pub dirty: bool,
 }
 
-/// The largest `HEAD`, ref, `packed-refs`, configuration or index file
-/// read (larger means no checkout).
-const MAX_GIT_FILE: u64 = 256 << 20;
+/// The most bytes read of each kind of Git file; a larger file means no
+/// checkout (or, for the index and the exclude list, a less exact status).
+const MAX_REF_FILE: u64 = 4096;
+const MAX_PACKED_REFS: u64 = 64 << 20;
+const MAX_CONFIG: u64 = 1 << 20;
+const MAX_INDEX: u64 = 256 << 20;
+const MAX_EXCLUDE: u64 = 4 << 20;
+
+/// The most entries under `.git/objects` that are checked for links (a
+/// repository with more loose objects is read as no checkout).
+const MAX_OBJECT_ENTRIES: usize = 2_000_000;
+
+/// How long each `git` command may take before it is stopped (and its
+/// answer taken as none): a FIFO named `.gitignore` or `.gitattributes`
+/// would make `git status` wait for ever.
+const QUICK: Duration = Duration::from_secs(10);
+const STATUS: Duration = Duration::from_secs(30);
+const LOG: Duration = Duration::from_secs(120);
+
+/// The most memory (data segment) a `git` command may use: a huge
+/// `.gitignore` would make `git status` hold it whole.
+const MAX_GIT_MEMORY: u64 = 512 << 20;
+
+/// The most output taken from a `git` command.
+const MAX_GIT_OUTPUT: u64 = 256 << 20;
 
 /// The checkout's Git directory as packer may use it.
 struct Repository {
-    /// `DIR/.git`.
+    /// The checkout's top, opened once; Git's files are read beneath it.
+    root: Root,
+    /// `DIR/.git`, absolute (for `GIT_OBJECT_DIRECTORY`).
     git_dir: PathBuf,
     /// The configuration as (lower-case key, value) pairs, in file order.
     config: Vec<(String, String)>,
 }
 
-/// A private Git directory in a temporary folder, removed when dropped.
+/// A private Git directory in a temporary folder (readable by this user
+/// only), removed when dropped.
 struct Private {
     temp: tempfile::TempDir,
+}
+
+/// A private temporary folder with an empty `home` in it.
+fn private_folder() -> Option<tempfile::TempDir> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("packer-git-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o700));
+    }
+    let temp = builder.tempdir().ok()?;
+    fs::create_dir_all(temp.path().join("home")).ok()?;
+    Some(temp)
 }
 
 impl Private {
     /// Makes the private directory for `repo` with `HEAD` at `commit`.
     fn new(repo: &Repository, commit: &str) -> Option<Private> {
-        let temp = tempfile::Builder::new()
-            .prefix("packer-git-")
-            .tempdir()
-            .ok()?;
+        let temp = private_folder()?;
         let git = temp.path().join("git");
         fs::create_dir_all(git.join("refs")).ok()?;
         fs::create_dir_all(git.join("objects")).ok()?;
         fs::create_dir_all(git.join("info")).ok()?;
-        fs::create_dir_all(temp.path().join("home")).ok()?;
         fs::write(git.join("HEAD"), format!("{commit}\n")).ok()?;
         let sha256 = repo.value("extensions.objectformat") == Some("sha256");
         let config = if sha256 {
@@ -84,16 +123,14 @@ impl Private {
         fs::write(git.join("config"), config).ok()?;
         // Data only: the index (and a split index's shared parts) and the
         // exclude list; a missing one only makes the status less exact.
-        copy_data(&repo.git_dir.join("index"), &git.join("index"));
-        copy_data(
-            &repo.git_dir.join("info/exclude"),
-            &git.join("info/exclude"),
-        );
+        repo.copy(".git/index", MAX_INDEX, &git.join("index"));
+        repo.copy(".git/info/exclude", MAX_EXCLUDE, &git.join("info/exclude"));
         if let Ok(entries) = fs::read_dir(&repo.git_dir) {
             for entry in entries.flatten() {
                 let name = entry.file_name();
-                if name.to_string_lossy().starts_with("sharedindex.") {
-                    copy_data(&entry.path(), &git.join(&name));
+                let text = name.to_string_lossy();
+                if text.starts_with("sharedindex.") && !text.contains('/') {
+                    repo.copy(&format!(".git/{text}"), MAX_INDEX, &git.join(&name));
                 }
             }
         }
@@ -101,9 +138,15 @@ impl Private {
     }
 
     /// Runs `git` with the private directory, the checkout's objects and
-    /// `dir` as the work tree; its standard output, or `None` when git is
-    /// missing or fails.
-    fn git(&self, repo: &Repository, dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
+    /// `dir` as the work tree, for at most `timeout`; its standard output,
+    /// or `None` when git is missing, fails or runs out of time.
+    fn git(
+        &self,
+        repo: &Repository,
+        dir: &Path,
+        args: &[&str],
+        timeout: Duration,
+    ) -> Option<Vec<u8>> {
         let mut command = sealed_git(self.temp.path());
         command
             .current_dir(dir)
@@ -111,7 +154,7 @@ impl Private {
             .env("GIT_WORK_TREE", dir)
             .env("GIT_OBJECT_DIRECTORY", repo.git_dir.join("objects"))
             .args(args);
-        run(command)
+        run(command, timeout)
     }
 }
 
@@ -120,7 +163,7 @@ impl Private {
 /// private home, no system or global configuration, no optional locks, no
 /// fsmonitor, no hooks, no transport, no lazy fetch.
 fn sealed_git(temp: &Path) -> Command {
-    let mut command = Command::new("git");
+    let mut command = git_with_bounded_memory();
     command.env_clear();
     if let Some(path) = std::env::var_os("PATH") {
         command.env("PATH", path);
@@ -151,71 +194,119 @@ fn sealed_git(temp: &Path) -> Command {
         .arg("-c")
         .arg(format!("core.hooksPath={}", null_device()))
         .stdin(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::null());
     command
+}
+
+/// `git`, started through `/bin/sh` with its data segment limited to
+/// [`MAX_GIT_MEMORY`] before it runs (`ulimit -d`): a huge `.gitignore`
+/// would make `git status` hold it whole. The arguments reach git as
+/// `"$@"`, never as shell text.
+#[cfg(unix)]
+fn git_with_bounded_memory() -> Command {
+    let mut command = Command::new("/bin/sh");
+    command.args([
+        "-c",
+        &format!(
+            "ulimit -d {} 2>/dev/null; exec git \"$@\"",
+            MAX_GIT_MEMORY / 1024
+        ),
+        "git",
+    ]);
+    command
+}
+
+#[cfg(not(unix))]
+fn git_with_bounded_memory() -> Command {
+    Command::new("git")
 }
 
 fn null_device() -> &'static str {
     if cfg!(windows) { "NUL" } else { "/dev/null" }
 }
 
-fn run(mut command: Command) -> Option<Vec<u8>> {
-    let output = command.output().ok()?;
-    output.status.success().then_some(output.stdout)
-}
-
-/// Copies a regular file (never through a link) that Git reads as data.
-fn copy_data(from: &Path, to: &Path) {
-    if let Ok(opened) = crate::files::open_regular_nofollow(from)
-        && let Ok(Some(bytes)) = opened.read_limited(MAX_GIT_FILE)
-    {
-        let _ = fs::write(to, bytes);
-    }
-}
-
-/// Reads a small regular file of the Git directory (never through a link).
-fn read_git_file(path: &Path) -> Option<String> {
-    let bytes = crate::files::open_regular_nofollow(path)
-        .ok()?
-        .read_limited(MAX_GIT_FILE)
-        .ok()??;
-    String::from_utf8(bytes).ok()
+/// Runs `command` for at most `timeout` (then stops it); its standard output (at most [`MAX_GIT_OUTPUT`]) when
+/// it succeeds.
+fn run(mut command: Command, timeout: Duration) -> Option<Vec<u8>> {
+    let mut child = command.spawn().ok()?;
+    let stdout = child.stdout.take()?;
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        stdout
+            .take(MAX_GIT_OUTPUT)
+            .read_to_end(&mut out)
+            .map(|_| out)
+    });
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+        }
+    };
+    let out = reader.join().ok()?.ok()?;
+    status?.success().then_some(out)
 }
 
 impl Repository {
     /// The repository whose Git directory is `dir/.git`, if packer may use
     /// it (see the module documentation).
     fn open(dir: &Path) -> Option<Repository> {
-        let git_dir = dir.join(".git");
-        if !fs::symlink_metadata(&git_dir).ok()?.is_dir() {
+        let root = Root::open(dir).ok()?;
+        if !root.is_directory(Path::new(".git")) {
             return None;
         }
+        let git_dir = dir.join(".git");
         // Entries that would lead Git elsewhere.
-        for redirect in ["commondir", "gitdir", "objects/info/alternates"] {
+        for redirect in ["commondir", "gitdir"] {
             if fs::symlink_metadata(git_dir.join(redirect)).is_ok() {
                 return None;
             }
         }
-        // Entries packer relies on must be what they seem, not links.
-        for name in ["HEAD", "config", "objects", "refs"] {
-            let metadata = fs::symlink_metadata(git_dir.join(name)).ok()?;
-            if metadata.file_type().is_symlink() {
-                return None;
-            }
+        // The objects Git reads in place: directories and regular files
+        // only, no link anywhere, no alternates.
+        if !root.is_directory(Path::new(".git/objects"))
+            || fs::symlink_metadata(git_dir.join("objects/info/alternates")).is_ok()
+            || !plain_tree(&git_dir.join("objects"))
+        {
+            return None;
         }
-        for name in [
-            "index",
-            "packed-refs",
-            "info",
-            "info/exclude",
-            "objects/pack",
-        ] {
-            if fs::symlink_metadata(git_dir.join(name)).is_ok_and(|m| m.file_type().is_symlink()) {
-                return None;
-            }
+        let repo = Repository {
+            root,
+            git_dir,
+            config: Vec::new(),
+        };
+        let config = read_config(&repo.read(".git/config", MAX_CONFIG)?)?;
+        Some(Repository { config, ..repo })
+    }
+
+    /// The bytes of the regular file at `relative` (beneath the checkout,
+    /// never through a link), if it holds at most `limit` bytes.
+    fn read(&self, relative: &str, limit: u64) -> Option<Vec<u8>> {
+        self.root
+            .open_file(Path::new(relative))
+            .ok()?
+            .read_limited(limit)
+            .ok()?
+    }
+
+    fn read_text(&self, relative: &str, limit: u64) -> Option<String> {
+        String::from_utf8(self.read(relative, limit)?).ok()
+    }
+
+    /// Copies a file that Git reads as data into the private directory.
+    fn copy(&self, relative: &str, limit: u64, to: &Path) {
+        if let Some(bytes) = self.read(relative, limit) {
+            let _ = fs::write(to, bytes);
         }
-        let config = read_config(&git_dir.join("config"))?;
-        Some(Repository { git_dir, config })
     }
 
     /// The last value of `key` (lower-case section and name).
@@ -231,7 +322,8 @@ impl Repository {
     /// refs and `packed-refs` as data (symbolic refs followed up to five
     /// times).
     fn head(&self) -> Option<String> {
-        let mut target = read_git_file(&self.git_dir.join("HEAD"))?
+        let mut target = self
+            .read_text(".git/HEAD", MAX_REF_FILE)?
             .trim_end()
             .to_owned();
         for _ in 0..5 {
@@ -242,7 +334,7 @@ impl Repository {
             if !is_ref_name(&name) {
                 return None;
             }
-            target = match read_git_file(&self.git_dir.join(&name)) {
+            target = match self.read_text(&format!(".git/{name}"), MAX_REF_FILE) {
                 Some(text) => text.trim_end().to_owned(),
                 None => self.packed_ref(&name)?,
             };
@@ -251,7 +343,7 @@ impl Repository {
     }
 
     fn packed_ref(&self, name: &str) -> Option<String> {
-        let text = read_git_file(&self.git_dir.join("packed-refs"))?;
+        let text = self.read_text(".git/packed-refs", MAX_PACKED_REFS)?;
         text.lines()
             .filter(|line| !line.starts_with('#') && !line.starts_with('^'))
             .find_map(|line| {
@@ -303,26 +395,47 @@ impl Repository {
     }
 }
 
-/// Reads a Git configuration file as data: `git config --file` with
-/// includes off parses it and runs nothing.
-fn read_config(path: &Path) -> Option<Vec<(String, String)>> {
-    // The file must be a regular file, read through no link.
-    let opened = crate::files::open_regular_nofollow(path).ok()?;
-    if opened.size > MAX_GIT_FILE {
-        return None;
+/// Whether everything under `dir` is a directory or a regular file (no
+/// link, FIFO or device), with at most [`MAX_OBJECT_ENTRIES`] entries.
+fn plain_tree(dir: &Path) -> bool {
+    let mut stack = vec![dir.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            return false;
+        };
+        for entry in entries {
+            let Ok(entry) = entry else { return false };
+            let Ok(kind) = entry.file_type() else {
+                return false;
+            };
+            seen += 1;
+            if seen > MAX_OBJECT_ENTRIES {
+                return false;
+            }
+            if kind.is_dir() {
+                stack.push(entry.path());
+            } else if !kind.is_file() {
+                return false;
+            }
+        }
     }
-    let temp = tempfile::Builder::new()
-        .prefix("packer-git-")
-        .tempdir()
-        .ok()?;
-    fs::create_dir_all(temp.path().join("home")).ok()?;
+    true
+}
+
+/// Reads a Git configuration file's bytes as data: `git config --file` on a
+/// private copy, with includes off, parses it and runs nothing.
+fn read_config(bytes: &[u8]) -> Option<Vec<(String, String)>> {
+    let temp = private_folder()?;
+    let copy = temp.path().join("config");
+    fs::write(&copy, bytes).ok()?;
     let mut command = sealed_git(temp.path());
     command
         .current_dir(temp.path())
         .env("GIT_DIR", temp.path().join("no-repository"))
         .args(["config", "--no-includes", "--null", "--list", "--file"])
-        .arg(path);
-    let out = String::from_utf8(run(command)?).ok()?;
+        .arg(&copy);
+    let out = String::from_utf8(run(command, QUICK)?).ok()?;
     Some(
         out.split('\0')
             .filter(|entry| !entry.is_empty())
@@ -360,6 +473,7 @@ pub fn checkout(dir: &Path) -> Option<Checkout> {
         &repo,
         dir,
         &["rev-parse", "--verify", "--quiet", "HEAD^{commit}"],
+        QUICK,
     )?;
     let commit = String::from_utf8(commit).ok()?.trim_end().to_owned();
     if !is_object_id(&commit) {
@@ -377,6 +491,7 @@ pub fn checkout(dir: &Path) -> Option<Checkout> {
                 "--",
                 ".",
             ],
+            STATUS,
         )
         .is_none_or(|out| !out.is_empty());
     Some(Checkout {
@@ -474,6 +589,7 @@ pub fn change_ranks(dir: &Path) -> HashMap<String, usize> {
                 "--",
                 ".",
             ],
+            LOG,
         )
     }) else {
         return ranks;

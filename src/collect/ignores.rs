@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-use crate::files::Root;
+use crate::files::{FileId, Root};
 
 /// The largest rule file read (a larger one is treated as absent).
 const MAX_RULE_FILE: u64 = 4 << 20;
@@ -49,6 +49,8 @@ struct Inner {
     top: PathBuf,
     global: Gitignore,
     levels: Mutex<HashMap<PathBuf, Arc<Level>>>,
+    /// Every rule file opened.
+    opened: Mutex<Vec<FileId>>,
 }
 
 impl Rules {
@@ -61,6 +63,7 @@ impl Rules {
                 top: top.to_path_buf(),
                 global,
                 levels: Mutex::new(HashMap::new()),
+                opened: Mutex::new(Vec::new()),
             }),
         }
     }
@@ -102,6 +105,15 @@ impl Rules {
         ignore.or(gitignore).or(exclude).or(global).is_ignore()
     }
 
+    /// Every rule file opened so far.
+    pub fn opened(&self) -> Vec<FileId> {
+        self.inner
+            .opened
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .clone()
+    }
+
     /// The rules of `directory` (relative to the top), read once.
     fn level(&self, directory: &Path) -> Arc<Level> {
         let mut levels = self
@@ -134,6 +146,11 @@ impl Rules {
         let Ok(opened) = self.inner.root.open_file(relative) else {
             return Gitignore::empty();
         };
+        self.inner
+            .opened
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .push(opened.id);
         let Ok(Some(bytes)) = opened.read_limited(MAX_RULE_FILE) else {
             return Gitignore::empty();
         };

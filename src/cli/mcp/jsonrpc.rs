@@ -8,7 +8,7 @@
 //! | -32700 | the line is not JSON (not UTF-8, bad syntax, a number out of range, or unclosed nesting deeper than 128 levels) | null, unless the number was out of range |
 //! | -32600 | JSON, but not a valid request: not one object, `jsonrpc` not `"2.0"`, an id that is not a string or an integer of 64 bits, `method` not a string, `params` not an object or array, neither `method` nor a response's `result` or `error`, a key twice in one object, an unpaired surrogate escape, nesting deeper than 128 levels; a line over the server's limit (see [`oversized`]) | the request's, when it is a string or an integer; else null |
 //! | -32602 | `params` that do not fit a method the server serves (`initialize`, `ping`, `tools/list`, `tools/call`) | the request's |
-//! | -32601 | any other method whose `params` rmcp cannot read (rmcp answers the rest) | the request's |
+//! | -32601 | a method MCP does not define (rmcp answers MCP's other methods, naming the method) | the request's |
 //!
 //! A malformed notification (a message with a string `method` and no `id`)
 //! gets no answer, as JSON-RPC 2.0 says. Responses from the client go on to
@@ -37,6 +37,10 @@ use packer::error::Position;
 pub const PARSE_ERROR: i32 = -32700;
 /// JSON-RPC's "Invalid Request".
 pub const INVALID_REQUEST: i32 = -32600;
+/// The message of every "Method not found" this server writes itself.
+const METHOD_NOT_FOUND_MESSAGE: &str =
+    "Method not found; this server serves initialize, ping, tools/list and tools/call";
+
 /// JSON-RPC's "Method not found".
 pub const METHOD_NOT_FOUND: i32 = -32601;
 /// JSON-RPC's "Invalid params".
@@ -287,12 +291,17 @@ fn read_text(line: Arc<String>) -> Read {
         }
         // Only the params can be amiss now, and the method is not one this
         // server serves.
-        Err(_) => return answer(METHOD_NOT_FOUND, "Method not found".into()),
+        Err(_) => return answer(METHOD_NOT_FOUND, METHOD_NOT_FOUND_MESSAGE.into()),
     };
     match message {
         JsonRpcMessage::Request(mut request) => {
-            if served && matches!(request.request, ClientRequest::CustomRequest(_)) {
-                return answer(INVALID_PARAMS, params_problem(&members, &method));
+            if matches!(request.request, ClientRequest::CustomRequest(_)) {
+                if served {
+                    return answer(INVALID_PARAMS, params_problem(&members, &method));
+                }
+                // Answered here with fixed text: rmcp's answer would echo
+                // the method's name, however long.
+                return answer(METHOD_NOT_FOUND, METHOD_NOT_FOUND_MESSAGE.into());
             }
             if let (ClientRequest::CallToolRequest(call), Some(range)) =
                 (&mut request.request, arguments)
