@@ -1215,8 +1215,11 @@ fn payload_out_refuses_standard_input_rule_files_and_the_git_directory() {
     let repo = dir.join("repo");
     checkout(&repo, "https://github.com/owner/repo.git");
     write(&repo.join(".gitignore"), "*.log\n");
+    write(&repo.join("only-rules/.gitignore"), "*.x\n");
     for out in [
         "repo/.gitignore",
+        "repo/.gitattributes",
+        "repo/only-rules/.gitignore",
         "repo/.git/HEAD",
         "repo/.git/config",
         "repo/.git/new-file",
@@ -1242,4 +1245,98 @@ fn payload_out_refuses_standard_input_rule_files_and_the_git_directory() {
         );
         assert_eq!(fs::read(dir.join(out)).ok(), before, "{out}");
     }
+}
+
+#[test]
+fn a_git_program_in_the_tree_never_runs_even_with_a_relative_path_entry() {
+    let base = tempfile::tempdir().unwrap();
+    let repo = base.path().join("repo");
+    checkout(&repo, "https://github.com/owner/repo.git");
+    let marker = base.path().join("pwned-path");
+    let fake = repo.join("git");
+    write(
+        &fake,
+        &format!("#!/bin/sh\necho x > {}\n", marker.display()),
+    );
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(":.:{}", std::env::var("PATH").unwrap_or_default());
+    let output = Command::new(env!("CARGO_BIN_EXE_packer"))
+        .current_dir(&repo)
+        .args(["pack", "--dir", ".", "--budget", "2000", "--git-order"])
+        .env_clear()
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("https://github.com/owner/repo/blob/")
+    );
+    assert!(!marker.exists());
+}
+
+/// The processes whose working directory is `dir` (Linux).
+#[cfg(target_os = "linux")]
+fn processes_in(dir: &Path) -> usize {
+    let dir = dir.canonicalize().unwrap();
+    fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|entry| {
+            entry
+                .file_name()
+                .to_string_lossy()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+                && fs::read_link(entry.path().join("cwd")).is_ok_and(|cwd| cwd == dir)
+        })
+        .count()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_blocked_git_does_not_outlive_a_killed_packer_for_long() {
+    let base = tempfile::tempdir().unwrap();
+    let repo = base.path().join("repo");
+    checkout(&repo, "https://github.com/owner/repo.git");
+    fs::remove_file(repo.join(".gitattributes")).unwrap();
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        repo.join(".gitignore"),
+        rustix::fs::Mode::RWXU,
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_packer"))
+        .args(["pack", "--dir"])
+        .arg(&repo)
+        .args(["--budget", "2000"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until git is blocked in the checkout, then kill packer.
+    let started = Instant::now();
+    while processes_in(&repo) == 0 && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(processes_in(&repo) > 0, "git never started");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let killed = Instant::now();
+    while processes_in(&repo) > 0 && killed.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(
+        processes_in(&repo),
+        0,
+        "git still runs {:?} after packer",
+        killed.elapsed()
+    );
 }

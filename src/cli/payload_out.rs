@@ -17,11 +17,15 @@ use std::path::{Path, PathBuf};
 use packer::Error;
 use packer::files::FileId;
 
+/// The names of rule files in a collected directory.
+const RULE_FILES: [&str; 3] = [".gitignore", ".ignore", ".gitattributes"];
+
 /// The files a run read, by id, and the directories it must not write in.
 #[derive(Debug, Default)]
 pub struct ReadFiles {
     ids: Vec<FileId>,
     directories: Vec<PathBuf>,
+    rule_roots: Vec<PathBuf>,
 }
 
 impl ReadFiles {
@@ -51,6 +55,15 @@ impl ReadFiles {
         }
     }
 
+    /// Refuses the files under `directory` that Git or packer read as
+    /// rules (`.gitignore`, `.ignore`, `.gitattributes`), whether or not
+    /// this run opened them.
+    pub fn protect_rule_files(&mut self, directory: &Path) {
+        if let Ok(real) = directory.canonicalize() {
+            self.rule_roots.push(real);
+        }
+    }
+
     /// `payload-out-is-input` when `out` names one of the files.
     pub fn refuse(&self, out: &Path) -> Result<(), Error> {
         if let Ok(id) = FileId::of_path(out)
@@ -64,6 +77,24 @@ impl ReadFiles {
         });
         if let Some(real) = real
             && self.directories.iter().any(|d| real.starts_with(d))
+        {
+            return Err(Error::PayloadOutIsInput);
+        }
+        let rule_file = out
+            .file_name()
+            .is_some_and(|name| RULE_FILES.iter().any(|rule| name == *rule));
+        if rule_file
+            && let Some(parent) = out
+                .parent()
+                .map(|p| {
+                    if p.as_os_str().is_empty() {
+                        Path::new(".")
+                    } else {
+                        p
+                    }
+                })
+                .and_then(|p| p.canonicalize().ok())
+            && self.rule_roots.iter().any(|root| parent.starts_with(root))
         {
             return Err(Error::PayloadOutIsInput);
         }

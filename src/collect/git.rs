@@ -147,7 +147,7 @@ impl Private {
         args: &[&str],
         timeout: Duration,
     ) -> Option<Vec<u8>> {
-        let mut command = sealed_git(self.temp.path());
+        let mut command = sealed_git(self.temp.path(), timeout);
         command
             .current_dir(dir)
             .env("GIT_DIR", self.temp.path().join("git"))
@@ -159,13 +159,14 @@ impl Private {
 }
 
 /// A `git` command that reads no configuration but packer's own and runs
-/// nothing the tree names: a cleared environment (only `PATH` kept), a
+/// nothing the tree names: a cleared environment (only `PATH`'s absolute
+/// entries kept), a
 /// private home, no system or global configuration, no optional locks, no
 /// fsmonitor, no hooks, no transport, no lazy fetch.
-fn sealed_git(temp: &Path) -> Command {
-    let mut command = git_with_bounded_memory();
+fn sealed_git(temp: &Path, limit: Duration) -> Command {
+    let mut command = git_command(limit);
     command.env_clear();
-    if let Some(path) = std::env::var_os("PATH") {
+    if let Some(path) = absolute_path_variable() {
         command.env("PATH", path);
     }
     command
@@ -200,17 +201,22 @@ fn sealed_git(temp: &Path) -> Command {
 }
 
 /// `git`, started through `/bin/sh` with its data segment limited to
-/// [`MAX_GIT_MEMORY`] before it runs (`ulimit -d`): a huge `.gitignore`
-/// would make `git status` hold it whole. The arguments reach git as
-/// `"$@"`, never as shell text.
+/// [`MAX_GIT_MEMORY`] before it runs (`ulimit -d`: a huge `.gitignore`
+/// would make `git status` hold it whole) and, where coreutils' `timeout`
+/// is found, killed a little after `limit` even if packer itself was
+/// killed meanwhile (so no `git` blocked on a FIFO outlives it for long).
+/// The arguments reach git as `"$@"`, never as shell text.
 #[cfg(unix)]
-fn git_with_bounded_memory() -> Command {
+fn git_command(limit: Duration) -> Command {
     let mut command = Command::new("/bin/sh");
     command.args([
         "-c",
         &format!(
-            "ulimit -d {} 2>/dev/null; exec git \"$@\"",
-            MAX_GIT_MEMORY / 1024
+            "ulimit -d {} 2>/dev/null; \
+             if command -v timeout >/dev/null 2>&1; then exec timeout -s KILL {} git \"$@\"; fi; \
+             exec git \"$@\"",
+            MAX_GIT_MEMORY / 1024,
+            limit.as_secs() + 5
         ),
         "git",
     ]);
@@ -218,17 +224,28 @@ fn git_with_bounded_memory() -> Command {
 }
 
 #[cfg(not(unix))]
-fn git_with_bounded_memory() -> Command {
+fn git_command(_limit: Duration) -> Command {
     Command::new("git")
+}
+
+/// `PATH` without its relative entries (`.`, an empty entry): git runs in
+/// the collected directory, where a file named `git` may wait.
+fn absolute_path_variable() -> Option<std::ffi::OsString> {
+    let path = std::env::var_os("PATH")?;
+    std::env::join_paths(std::env::split_paths(&path).filter(|entry| entry.is_absolute())).ok()
 }
 
 fn null_device() -> &'static str {
     if cfg!(windows) { "NUL" } else { "/dev/null" }
 }
 
-/// Runs `command` for at most `timeout` (then stops it); its standard output (at most [`MAX_GIT_OUTPUT`]) when
-/// it succeeds.
+/// Runs `command` for at most `timeout` (then stops it); its standard
+/// output (at most [`MAX_GIT_OUTPUT`]) when it succeeds.
 fn run(mut command: Command, timeout: Duration) -> Option<Vec<u8>> {
+    // Its own process group, so that a stop reaches git beneath the shell
+    // and `timeout`, and the pipe closes.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
     let mut child = command.spawn().ok()?;
     let stdout = child.stdout.take()?;
     let reader = std::thread::spawn(move || {
@@ -246,6 +263,11 @@ fn run(mut command: Command, timeout: Duration) -> Option<Vec<u8>> {
                 std::thread::sleep(Duration::from_millis(2));
             }
             _ => {
+                #[cfg(unix)]
+                let _ = rustix::process::kill_process_group(
+                    rustix::process::Pid::from_child(&child),
+                    rustix::process::Signal::KILL,
+                );
                 let _ = child.kill();
                 let _ = child.wait();
                 break None;
@@ -429,7 +451,7 @@ fn read_config(bytes: &[u8]) -> Option<Vec<(String, String)>> {
     let temp = private_folder()?;
     let copy = temp.path().join("config");
     fs::write(&copy, bytes).ok()?;
-    let mut command = sealed_git(temp.path());
+    let mut command = sealed_git(temp.path(), QUICK);
     command
         .current_dir(temp.path())
         .env("GIT_DIR", temp.path().join("no-repository"))
