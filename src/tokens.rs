@@ -190,15 +190,15 @@ const GPT2_PATTERNS: [(&str, bool); 3] = [
     (r"\s+", false),
 ];
 
-/// A hash factor without collisions on the GPT-2 vocabularies (the one
-/// bpe-openai uses for its own dictionaries).
+/// A hash factor without collisions on the built-in vocabularies (the one
+/// bpe-openai uses for its dictionaries of `cl100k_base` and `o200k_base`).
 const HASH_FACTOR: u64 = 17_846_336_922_010_275_747;
 
 static CL100K_BASE: LazyLock<Engine> = LazyLock::new(|| {
     Engine::new(
         0,
         include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.vocab")),
-        || &bpe_openai::cl100k_base().bpe,
+        || &CL100K_LONG,
         &CL100K_PATTERNS,
     )
 });
@@ -206,7 +206,7 @@ static O200K_BASE: LazyLock<Engine> = LazyLock::new(|| {
     Engine::new(
         1,
         include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.vocab")),
-        || &bpe_openai::o200k_base().bpe,
+        || &O200K_LONG,
         &O200K_PATTERNS,
     )
 });
@@ -226,8 +226,14 @@ static R50K_BASE: LazyLock<Engine> = LazyLock::new(|| {
         &GPT2_PATTERNS,
     )
 });
-static P50K_LONG: LazyLock<BytePairEncoding> = LazyLock::new(|| gpt2_family(&P50K_BASE.vocabulary));
-static R50K_LONG: LazyLock<BytePairEncoding> = LazyLock::new(|| gpt2_family(&R50K_BASE.vocabulary));
+static CL100K_LONG: LazyLock<BytePairEncoding> =
+    LazyLock::new(|| long_encoder(&CL100K_BASE.vocabulary));
+static O200K_LONG: LazyLock<BytePairEncoding> =
+    LazyLock::new(|| long_encoder(&O200K_BASE.vocabulary));
+static P50K_LONG: LazyLock<BytePairEncoding> =
+    LazyLock::new(|| long_encoder(&P50K_BASE.vocabulary));
+static R50K_LONG: LazyLock<BytePairEncoding> =
+    LazyLock::new(|| long_encoder(&R50K_BASE.vocabulary));
 
 /// How many distinct engines there are (for the per-thread caches).
 const ENGINES: usize = 4;
@@ -249,10 +255,11 @@ const CACHED_PIECE_BYTES: usize = 24;
 /// Each thread remembers at most this many pieces per engine (then starts over).
 const CACHED_PIECES: usize = 1 << 16;
 
-/// Builds a linear-time byte-pair encoding from one of the GPT-2-family
-/// vocabularies: the token byte strings in rank order. Ranks that are
-/// special tokens are left out; counting only needs the merge order.
-fn gpt2_family(vocabulary: &Vocabulary) -> BytePairEncoding {
+/// Builds the linear-time byte-pair encoding for long pieces from the same
+/// table the merge loop reads (so each vocabulary is carried once): the
+/// token byte strings in rank order. Ranks that are special tokens are left
+/// out; counting only needs the merge order.
+fn long_encoder(vocabulary: &Vocabulary) -> BytePairEncoding {
     let tokens: Vec<Vec<u8>> = vocabulary.tokens().map(<[u8]>::to_vec).collect();
     BytePairEncoding::from_dictionary(tokens, Some(HASH_FACTOR))
 }

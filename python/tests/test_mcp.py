@@ -19,11 +19,12 @@ import tempfile
 import anyio
 import jsonschema
 import pytest
+from packer_bin import packer_bin
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-PACKER = os.environ.get("PACKER_BIN", str(ROOT / "target" / "debug" / "packer"))
+PACKER = packer_bin()
 QWEN3 = ROOT / "tests" / "data" / "tokenizers" / "qwen3-tokenizer.json.gz"
 SECRET = "AKIA" + "QYLPMN5HFIQR7XYZ"  # a synthetic AWS access key id
 

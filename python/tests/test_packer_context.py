@@ -3,7 +3,7 @@
 Every bundled fixture (valid and invalid) is packed by ``packer pack -`` and
 by ``packer_context.pack`` under several option sets; the results, error
 codes, exit statuses and messages must be identical. The binary is
-``$PACKER_BIN`` (default: the repository's target/debug/packer).
+``$PACKER_BIN`` (default: the debug binary in cargo's target directory).
 """
 
 import json
@@ -15,11 +15,12 @@ import threading
 import time
 
 import pytest
+from packer_bin import packer_bin
 
 import packer_context as packer
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-PACKER = os.environ.get("PACKER_BIN", str(ROOT / "target" / "debug" / "packer"))
+PACKER = packer_bin()
 FIXTURES = sorted((ROOT / "fixtures").glob("*.json")) + sorted(
     (ROOT / "fixtures" / "invalid").glob("*.json")
 )
