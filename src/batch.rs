@@ -262,13 +262,13 @@ fn pack_line(line: Line, options: &BatchOptions) -> Packed {
         let request = &options.request;
         let outcome = match crate::pack(&fixture, request) {
             Ok(outcome) => outcome,
-            Err(error) => {
-                let refusal = crate::settings(&fixture, request)
-                    .ok()
-                    .and_then(|settings| {
-                        Refusal::new(&fixture, &settings, &request.options, &error)
-                    });
-                return refused(&error, refusal.as_ref());
+            Err(failure) => {
+                let refusal = failure.does_not_fit().and_then(|does_not_fit| {
+                    crate::settings(&fixture, request).ok().map(|settings| {
+                        Refusal::new(&fixture, &settings, &request.options, does_not_fit)
+                    })
+                });
+                return refused(failure.error(), refusal.as_ref());
             }
         };
         let summary = Summary::new(&fixture, &outcome, options.with_payload);

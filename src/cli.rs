@@ -663,22 +663,22 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     };
     let outcome = match packer::pack(&fixture, &request) {
         Ok(outcome) => outcome,
-        Err(error) => {
+        Err(failure) => {
             // Something does not fit: still say what was decided.
-            if error.shortfall().is_some() {
+            if let Some(does_not_fit) = failure.does_not_fit() {
                 let settings = packer::settings(&fixture, &request)?;
                 with_stdout(|out| {
                     output::write_refusal(
                         &fixture,
                         &settings,
                         &request.options,
-                        &error,
+                        does_not_fit,
                         format,
                         out,
                     )
                 })?;
             }
-            return Err(error);
+            return Err(failure.into_error());
         }
     };
     if let Some(out) = &args.payload_out {

@@ -334,7 +334,9 @@ pub fn collect(
                 let remote = c.remote.as_deref()?;
                 git::web_base(remote, &c.commit, &c.prefix)
             })
-            .ok_or(Error::BaseUrlRequired)?,
+            .ok_or(Error::BaseUrlRequired {
+                forges: git::FORGES,
+            })?,
     };
     let mut collection = Collection {
         checkout,

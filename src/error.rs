@@ -6,8 +6,6 @@
 
 use std::fmt;
 
-use crate::pack::Decision;
-
 /// Where in a fixture a JSON-level problem sits (1-based line and column).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Position {
@@ -319,9 +317,12 @@ pub enum Error {
     /// The `encoding` is not one packer knows.
     #[error(
         "the fixture's encoding is not one packer knows; use one of: {}",
-        crate::tokens::Encoding::ALL.map(crate::tokens::Encoding::name).join(", ")
+        known.join(", ")
     )]
-    UnknownEncoding,
+    UnknownEncoding {
+        /// The names of the encodings packer knows.
+        known: &'static [&'static str],
+    },
     /// `--model` names a model with no known encoding.
     #[error("{}", unknown_model_message(nearest))]
     UnknownModel {
@@ -454,8 +455,6 @@ pub enum Error {
         available: u64,
         /// With omission notes: the tokens of the bare empty envelope.
         without_notes: Option<usize>,
-        /// A decision per document (every one `not-tried`).
-        decisions: Vec<Decision>,
     },
     /// The per-entry count of the payload differs from a full count: a bug,
     /// reported instead of a wrong number.
@@ -477,9 +476,6 @@ pub enum Error {
         needed: usize,
         /// `availableTokens`.
         available: u64,
-        /// A decision per document: the required ones with their numbers,
-        /// the others `not-tried`.
-        decisions: Vec<Decision>,
     },
     /// An excerpt query without a term of two or more characters.
     #[error(
@@ -494,10 +490,12 @@ pub enum Error {
     InvalidGlob,
     /// No `--base-url` and no Git remote to derive it from.
     #[error(
-        "--base-url is required: the directory is not the top of a Git checkout with a commit and a {} remote (packer reads only the directory's own .git, never a parent's: for a subdirectory, give the checkout's top and --glob 'SUBDIR/**')",
-        crate::collect::git::FORGES
+        "--base-url is required: the directory is not the top of a Git checkout with a commit and a {forges} remote (packer reads only the directory's own .git, never a parent's: for a subdirectory, give the checkout's top and --glob 'SUBDIR/**')"
     )]
-    BaseUrlRequired,
+    BaseUrlRequired {
+        /// The forges whose remotes give urls.
+        forges: &'static str,
+    },
     /// The `--files-from` list is longer than `--max-total-bytes`.
     #[error(
         "the --files-from list is larger than {limit} bytes (the --max-total-bytes limit); shorten it or raise --max-total-bytes"
@@ -726,7 +724,7 @@ impl Error {
             Error::InvalidJson { .. } | Error::TooDeep { .. } => "invalid-json",
             Error::UnpairedSurrogate { .. } => "unpaired-surrogate",
             Error::InvalidSchema { .. } => "invalid-schema",
-            Error::UnknownEncoding => "unknown-encoding",
+            Error::UnknownEncoding { .. } => "unknown-encoding",
             Error::UnknownModel { .. } => "unknown-model",
             Error::UnreadableTokenizer { .. } | Error::TokenizerNotAFile => "unreadable-tokenizer",
             Error::InvalidTokenizer { .. } => "invalid-tokenizer",
@@ -753,7 +751,7 @@ impl Error {
             Error::EmptyQuery => "empty-query",
             Error::InvalidBaseUrl => "invalid-base-url",
             Error::InvalidGlob => "invalid-glob",
-            Error::BaseUrlRequired => "base-url-required",
+            Error::BaseUrlRequired { .. } => "base-url-required",
             Error::PathOutsideRoot => "path-outside-root",
             Error::TooManyFiles { .. } => "too-many-files",
             Error::TooMuchText { .. } => "input-too-large",
@@ -771,7 +769,7 @@ impl Error {
             | Error::PayloadOutIsInput
             | Error::InvalidBaseUrl
             | Error::InvalidGlob
-            | Error::BaseUrlRequired
+            | Error::BaseUrlRequired { .. }
             | Error::PathOutsideRoot => EXIT_USAGE,
             Error::TooManyFiles { .. } | Error::TooMuchText { .. } => EXIT_INVALID_INPUT,
             Error::UnreadableInput { .. }
@@ -784,7 +782,7 @@ impl Error {
             | Error::TooDeep { .. }
             | Error::UnpairedSurrogate { .. }
             | Error::InvalidSchema { .. }
-            | Error::UnknownEncoding
+            | Error::UnknownEncoding { .. }
             | Error::UnreadableTokenizer { .. }
             | Error::TokenizerNotAFile
             | Error::InvalidTokenizer { .. }
@@ -840,24 +838,15 @@ impl Error {
     }
 
     /// For `empty-envelope-does-not-fit` and `required-does-not-fit`: how
-    /// many tokens are missing, and a decision for every document.
-    pub fn shortfall(&self) -> Option<(u64, &[Decision])> {
+    /// many tokens are missing.
+    pub fn shortfall_tokens(&self) -> Option<u64> {
         match self {
             Error::EmptyEnvelopeDoesNotFit {
-                needed,
-                available,
-                decisions,
-                ..
+                needed, available, ..
             }
             | Error::RequiredDoesNotFit {
-                needed,
-                available,
-                decisions,
-                ..
-            } => Some((
-                (*needed as u64).saturating_sub(*available),
-                decisions.as_slice(),
-            )),
+                needed, available, ..
+            } => Some((*needed as u64).saturating_sub(*available)),
             _ => None,
         }
     }
@@ -873,7 +862,6 @@ mod tests {
             indices: vec![1, 4],
             needed: 25,
             available: 10,
-            decisions: Vec::new(),
         };
         assert_eq!(
             error.to_string(),
@@ -882,7 +870,7 @@ mod tests {
              raise the budget or drop `required`"
         );
         assert_eq!(error.exit_status(), EXIT_DOES_NOT_FIT);
-        assert_eq!(error.shortfall().map(|(short, _)| short), Some(15));
+        assert_eq!(error.shortfall_tokens(), Some(15));
     }
 
     #[test]
@@ -891,7 +879,6 @@ mod tests {
             needed: 40,
             available: 30,
             without_notes,
-            decisions: Vec::new(),
         };
         assert_eq!(
             error(None).to_string(),

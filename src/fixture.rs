@@ -256,11 +256,9 @@ impl Check {
                 "encoding" => match value {
                     Json::String(name) => match name.parse() {
                         Ok(encoding) => fixture.encoding = Some(encoding),
-                        Err(_) => {
-                            self.at(Error::UnknownEncoding, None, Some("encoding"), &[member])
-                        }
+                        Err(_) => self.at(UNKNOWN_ENCODING, None, Some("encoding"), &[member]),
                     },
-                    _ => self.at(Error::UnknownEncoding, None, Some("encoding"), &[member]),
+                    _ => self.at(UNKNOWN_ENCODING, None, Some("encoding"), &[member]),
                 },
                 "budget" => {
                     fixture.has_budget = true;
@@ -586,6 +584,11 @@ fn schema(path: &str, problem: SchemaProblem) -> Error {
         problem,
     }
 }
+
+/// An `encoding` that is not one packer knows.
+const UNKNOWN_ENCODING: Error = Error::UnknownEncoding {
+    known: &Encoding::NAMES,
+};
 
 const FIXTURE_FIELDS: [&str; 3] = ["encoding", "budget", "documents"];
 

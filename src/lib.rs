@@ -60,6 +60,8 @@
 
 #![forbid(unsafe_code)]
 
+#[cfg(test)]
+mod architecture;
 pub mod batch;
 pub mod budget;
 pub mod collect;
@@ -77,7 +79,7 @@ pub use budget::{Budget, PartialBudget};
 pub use envelope::Envelope;
 pub use error::Error;
 pub use fixture::{Document, Fixture, Format, Limits};
-pub use pack::{Decision, Options, Plan, Policy, Reason};
+pub use pack::{Decision, DoesNotFit, Failure, Options, Plan, Policy, Reason};
 pub use tokens::{Counter, Encoding, Splitting, Tokenizer};
 
 /// What a caller asks of [`pack()`] beyond the fixture: each value given here
@@ -225,7 +227,10 @@ pub fn settings(fixture: &Fixture, request: &Request) -> Result<Settings, Error>
 /// assert_eq!(plan.used_tokens, Counter::new(Encoding::Cl100kBase).count(&plan.payload_text));
 /// # Ok::<(), packer::Error>(())
 /// ```
-pub fn pack(fixture: &Fixture, request: &Request) -> Result<Outcome, Error> {
+///
+/// Something that does not fit is [`Failure::DoesNotFit`], with a decision
+/// for every document; `?` turns a failure into its [`Error`].
+pub fn pack(fixture: &Fixture, request: &Request) -> Result<Outcome, Failure> {
     let settings = settings(fixture, request)?;
     let counter = settings.counter();
     let plan = pack::plan(

@@ -13,7 +13,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 use crate::budget::Budget;
 use crate::error::Error;
 use crate::fixture::Fixture;
-use crate::pack::{Decision, Options, Policy, Reason};
+use crate::pack::{Decision, DoesNotFit, Options, Policy, Reason};
 use crate::{Outcome, Settings};
 
 /// The output formats of `packer pack`.
@@ -172,16 +172,15 @@ pub struct Refusal<'a> {
 }
 
 impl<'a> Refusal<'a> {
-    /// The refusal object for `error`, if it is one of the two exit-4
-    /// errors (something does not fit).
+    /// The refusal object for what does not fit.
     pub fn new(
         fixture: &'a Fixture,
         settings: &Settings,
         options: &Options,
-        error: &Error,
-    ) -> Option<Refusal<'a>> {
-        let (shortfall, decisions) = error.shortfall()?;
-        Some(Refusal {
+        does_not_fit: &DoesNotFit,
+    ) -> Refusal<'a> {
+        let DoesNotFit { error, decisions } = does_not_fit;
+        Refusal {
             method: Method::refused(settings, options),
             budget: settings.budget,
             available_tokens: settings.available_tokens,
@@ -194,9 +193,9 @@ impl<'a> Refusal<'a> {
             error: RefusalError {
                 code: error.code(),
                 message: error.to_string(),
-                shortfall_tokens: shortfall,
+                shortfall_tokens: does_not_fit.shortfall_tokens(),
             },
-        })
+        }
     }
 }
 
@@ -652,26 +651,24 @@ fn wrap(text: &str, width: usize, indent: usize) -> String {
     out
 }
 
-/// Writes what `pack` prints when `error` (exit 4: something does not fit)
-/// stops it: the object with `"error"` and a decision for every document, or
-/// the report; nothing for the payload format. Does nothing for other errors.
+/// Writes what `pack` prints when something does not fit (exit 4): the
+/// object with `"error"` and a decision for every document, or the report;
+/// nothing for the payload format.
 pub fn write_refusal(
     fixture: &Fixture,
     settings: &Settings,
     options: &Options,
-    error: &Error,
+    does_not_fit: &DoesNotFit,
     format: Format,
     out: &mut (impl Write + ?Sized),
 ) -> io::Result<()> {
-    let Some((shortfall, decisions)) = error.shortfall() else {
-        return Ok(());
-    };
+    let shortfall = does_not_fit.shortfall_tokens();
+    let DoesNotFit { error, decisions } = does_not_fit;
     match format {
         Format::Json | Format::Summary => {
-            if let Some(refusal) = Refusal::new(fixture, settings, options, error) {
-                serde_json::to_writer_pretty(&mut *out, &refusal)?;
-                out.write_all(b"\n")?;
-            }
+            let refusal = Refusal::new(fixture, settings, options, does_not_fit);
+            serde_json::to_writer_pretty(&mut *out, &refusal)?;
+            out.write_all(b"\n")?;
             Ok(())
         }
         Format::Payload => Ok(()),

@@ -22,6 +22,69 @@ use crate::tokens::{Counter, Splitting};
 mod max_fill;
 mod whole;
 
+/// Why no plan was made: an input or a setting packer refuses, or a budget
+/// too small for what must go in.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Failure {
+    /// Refused before anything was selected.
+    #[error(transparent)]
+    Refused(#[from] Error),
+    /// Something does not fit (exit 4): the error that says what and by
+    /// how much, and a decision for every document.
+    #[error("{}", .0.error)]
+    DoesNotFit(DoesNotFit),
+}
+
+impl Failure {
+    /// The error, whichever kind of failure this is.
+    pub fn error(&self) -> &Error {
+        match self {
+            Failure::Refused(error) => error,
+            Failure::DoesNotFit(does_not_fit) => &does_not_fit.error,
+        }
+    }
+
+    /// The error, whichever kind of failure this is, without the decisions.
+    pub fn into_error(self) -> Error {
+        match self {
+            Failure::Refused(error) => error,
+            Failure::DoesNotFit(does_not_fit) => does_not_fit.error,
+        }
+    }
+
+    /// What does not fit, with a decision for every document.
+    pub fn does_not_fit(&self) -> Option<&DoesNotFit> {
+        match self {
+            Failure::Refused(_) => None,
+            Failure::DoesNotFit(does_not_fit) => Some(does_not_fit),
+        }
+    }
+}
+
+impl From<Failure> for Error {
+    fn from(failure: Failure) -> Error {
+        failure.into_error()
+    }
+}
+
+/// An outcome without a payload: what must go in does not fit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DoesNotFit {
+    /// `empty-envelope-does-not-fit` or `required-does-not-fit`, with the
+    /// numbers.
+    pub error: Error,
+    /// A decision per document: the required ones with their numbers, the
+    /// others `not-tried`.
+    pub decisions: Vec<Decision>,
+}
+
+impl DoesNotFit {
+    /// How many tokens are missing.
+    pub fn shortfall_tokens(&self) -> u64 {
+        self.error.shortfall_tokens().unwrap_or(0)
+    }
+}
+
 /// The order in which documents are tried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -165,7 +228,7 @@ pub fn plan(
     counter: Counter,
     available: u64,
     options: &Options,
-) -> Result<Plan, Error> {
+) -> Result<Plan, Failure> {
     // Every layout is counted entry by entry, which is exact only for a
     // tiktoken-family pre-tokenizer (see crate::envelope); with another one
     // (a tokenizer file with several split stages, say) every candidate
@@ -181,11 +244,11 @@ fn plan_counting(
     available: u64,
     options: &Options,
     whole: bool,
-) -> Result<Plan, Error> {
+) -> Result<Plan, Failure> {
     if let Some(excerpt) = &options.excerpt
         && crate::focus::terms(&excerpt.query).is_empty()
     {
-        return Err(Error::EmptyQuery);
+        return Err(Error::EmptyQuery.into());
     }
     // One parallel pass: each document's content alone, its envelope entry
     // and, with omissions noted, its omitted entry.
@@ -324,7 +387,7 @@ impl<'a> Selector<'a> {
         available: u64,
         content_tokens: Vec<usize>,
         whole: bool,
-    ) -> Result<Self, Error> {
+    ) -> Result<Self, Failure> {
         let tally = Tally::new(layout);
         let empty = if whole {
             whole::count(layout, &[], |_| None)
@@ -345,12 +408,14 @@ impl<'a> Selector<'a> {
                     Tally::new(&bare).total()
                 }
             });
-            return Err(Error::EmptyEnvelopeDoesNotFit {
-                needed: empty,
-                available,
-                without_notes,
+            return Err(Failure::DoesNotFit(DoesNotFit {
+                error: Error::EmptyEnvelopeDoesNotFit {
+                    needed: empty,
+                    available,
+                    without_notes,
+                },
                 decisions: not_tried(&content_tokens, &vec![None; layout.len()]),
-            });
+            }));
         }
         Ok(Selector {
             layout,
@@ -368,7 +433,7 @@ impl<'a> Selector<'a> {
 
     /// Takes every required document in input order, or names those that
     /// do not fit.
-    fn take_required(&mut self, required: &[usize]) -> Result<(), Error> {
+    fn take_required(&mut self, required: &[usize]) -> Result<(), Failure> {
         let missing: Vec<usize> = required
             .iter()
             .copied()
@@ -383,12 +448,14 @@ impl<'a> Selector<'a> {
         } else {
             self.layout.total(required)
         };
-        Err(Error::RequiredDoesNotFit {
-            indices: missing,
-            needed,
-            available: self.available,
+        Err(Failure::DoesNotFit(DoesNotFit {
+            error: Error::RequiredDoesNotFit {
+                indices: missing,
+                needed,
+                available: self.available,
+            },
             decisions: not_tried(&self.content_tokens, &self.decisions),
-        })
+        }))
     }
 
     /// Adds `index` at the end if the envelope still fits; records the decision.
@@ -491,7 +558,7 @@ impl<'a> Selector<'a> {
     /// The plan, once the payload's per-entry count is confirmed by one full
     /// count of the payload (a difference is a bug, reported as an internal
     /// error rather than a wrong number).
-    fn finish(self, optimal: Option<bool>) -> Result<Plan, Error> {
+    fn finish(self, optimal: Option<bool>) -> Result<Plan, Failure> {
         let payload_text = match &self.excerpts {
             Some(excerpts) => self
                 .layout
@@ -508,7 +575,8 @@ impl<'a> Selector<'a> {
             return Err(Error::CountMismatch {
                 counted,
                 computed: used_tokens,
-            });
+            }
+            .into());
         }
         Ok(Plan {
             available_tokens: self.available,
@@ -545,7 +613,7 @@ mod tests {
         }
     }
 
-    fn run(documents: &[Document], available: u64, options: Options) -> Result<Plan, Error> {
+    fn run(documents: &[Document], available: u64, options: Options) -> Result<Plan, Failure> {
         plan(
             documents,
             Counter::new(Encoding::Cl100kBase),
@@ -633,15 +701,18 @@ mod tests {
         documents[0].required = true;
         documents[1].required = true;
         for policy in Policy::ALL {
-            let error = run(&documents, 100, with_policy(policy)).unwrap_err();
-            let Error::RequiredDoesNotFit {
-                indices,
-                needed,
-                available,
+            let failure = run(&documents, 100, with_policy(policy)).unwrap_err();
+            let Failure::DoesNotFit(DoesNotFit {
+                error:
+                    Error::RequiredDoesNotFit {
+                        indices,
+                        needed,
+                        available,
+                    },
                 decisions,
-            } = error
+            }) = failure
             else {
-                panic!("{error:?}");
+                panic!("{failure:?}");
             };
             assert_eq!((indices, available), (vec![1], 100));
             // The shortfall is measured on the envelope with both in.
@@ -654,10 +725,10 @@ mod tests {
         }
         // Documents after the required ones are never tried.
         documents.push(document(2, "c"));
-        let error = run(&documents, 100, Options::default()).unwrap_err();
-        let (short, decisions) = error.shortfall().unwrap();
-        assert!(short > 0);
-        assert_eq!(decisions[2].reason, Reason::NotTried);
+        let failure = run(&documents, 100, Options::default()).unwrap_err();
+        let does_not_fit = failure.does_not_fit().unwrap();
+        assert!(does_not_fit.shortfall_tokens() > 0);
+        assert_eq!(does_not_fit.decisions[2].reason, Reason::NotTried);
     }
 
     #[test]
@@ -666,10 +737,12 @@ mod tests {
         let error = run(&documents, 3, Options::default()).unwrap_err();
         assert_eq!(
             error,
-            Error::EmptyEnvelopeDoesNotFit {
-                needed: 4,
-                available: 3,
-                without_notes: None,
+            Failure::DoesNotFit(DoesNotFit {
+                error: Error::EmptyEnvelopeDoesNotFit {
+                    needed: 4,
+                    available: 3,
+                    without_notes: None,
+                },
                 decisions: vec![Decision {
                     index: 0,
                     selected: false,
@@ -678,7 +751,7 @@ mod tests {
                     needed_tokens: 0,
                     free_tokens: 0,
                 }],
-            }
+            })
         );
         let plan = run(&documents, 4, Options::default()).unwrap();
         assert_eq!(plan.payload_text, r#"{"documents":[]}"#);
@@ -689,7 +762,7 @@ mod tests {
         };
         let error = run(&documents, 5, notes).unwrap_err();
         assert!(matches!(
-            error,
+            error.error(),
             Error::EmptyEnvelopeDoesNotFit {
                 without_notes: Some(4),
                 ..
@@ -813,7 +886,7 @@ mod tests {
                 excerpt: excerpting(query),
                 ..Options::default()
             };
-            assert_eq!(run(&documents, 100, options), Err(Error::EmptyQuery));
+            assert_eq!(run(&documents, 100, options), Err(Error::EmptyQuery.into()));
         }
     }
 

@@ -76,6 +76,16 @@ impl fmt::Display for UnknownEncoding {
 impl std::error::Error for UnknownEncoding {}
 
 impl Encoding {
+    /// The names of [`Encoding::ALL`], in the same order.
+    pub const NAMES: [&'static str; 6] = [
+        "cl100k_base",
+        "o200k_base",
+        "o200k_harmony",
+        "p50k_base",
+        "p50k_edit",
+        "r50k_base",
+    ];
+
     /// Every encoding, in the order `packer encodings` lists them.
     pub const ALL: [Encoding; 6] = [
         Encoding::Cl100kBase,
@@ -694,6 +704,11 @@ pub(crate) mod tests {
                 });
             }
         }
+    }
+
+    #[test]
+    fn the_names_are_the_encodings_names_in_order() {
+        assert_eq!(Encoding::NAMES, Encoding::ALL.map(Encoding::name));
     }
 
     #[test]

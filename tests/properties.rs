@@ -316,7 +316,7 @@ proptest! {
         let note_omissions = notes.is_some();
         let fixture = fixture(documents.clone(), encoding, available);
         let core = oracle(encoding);
-        match packer::pack(&fixture, &request(policy, layout, notes)) {
+        match packer::pack(&fixture, &request(policy, layout, notes)).map_err(packer::Failure::into_error) {
             Ok(outcome) => {
                 let plan = &outcome.plan;
                 prop_assert_eq!(plan.available_tokens, available);
@@ -414,7 +414,7 @@ proptest! {
                     );
                 }
             }
-            (Err(a), Err(b)) => prop_assert_eq!(a.code(), b.code()),
+            (Err(a), Err(b)) => prop_assert_eq!(a.error().code(), b.error().code()),
             (a, b) => prop_assert!(false, "{a:?} vs {b:?}"),
         }
     }
@@ -686,7 +686,7 @@ proptest! {
             context: 1,
             max_chars,
         });
-        match packer::pack(&fixture, &request) {
+        match packer::pack(&fixture, &request).map_err(packer::Failure::into_error) {
             Ok(outcome) => {
                 let plan = &outcome.plan;
                 prop_assert!(plan.used_tokens as u64 <= available);

@@ -85,7 +85,7 @@ fn run_with(fixture: &Fixture, options: Options, tokenizer: Option<Tokenizer>) -
         tokenizer,
         ..Request::default()
     };
-    match packer::pack(fixture, &request) {
+    match packer::pack(fixture, &request).map_err(packer::Failure::into_error) {
         Ok(outcome) => serde_json::from_str(&render(fixture, &outcome, Format::Json)).unwrap(),
         Err(error) => serde_json::json!({ "error": error.code() }),
     }

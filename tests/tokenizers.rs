@@ -180,7 +180,9 @@ fn packs_under_tight_budgets_stay_exact_with_every_policy() {
                         },
                         ..Request::default()
                     };
-                    let plan = match packer::pack(&fixture, &request) {
+                    let plan = match packer::pack(&fixture, &request)
+                        .map_err(packer::Failure::into_error)
+                    {
                         Ok(outcome) => outcome.plan,
                         Err(error) => {
                             assert_eq!(error.code(), "empty-envelope-does-not-fit");

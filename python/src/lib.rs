@@ -349,14 +349,14 @@ fn pack(
         }
         let fixture =
             Fixture::from_bytes(&bytes, &limits).map_err(|error| Failure::new(&error, None))?;
-        let outcome = packer::pack(&fixture, &request).map_err(|error| {
-            let refusal = packer::settings(&fixture, &request)
-                .ok()
-                .and_then(|settings| Refusal::new(&fixture, &settings, &request.options, &error))
-                .map(|refusal| {
+        let outcome = packer::pack(&fixture, &request).map_err(|failure| {
+            let refusal = failure.does_not_fit().and_then(|does_not_fit| {
+                packer::settings(&fixture, &request).ok().map(|settings| {
+                    let refusal = Refusal::new(&fixture, &settings, &request.options, does_not_fit);
                     serde_json::to_string(&refusal).expect("the refusal always serializes")
-                });
-            Failure::new(&error, refusal)
+                })
+            });
+            Failure::new(failure.error(), refusal)
         })?;
         let summary = Summary::new(&fixture, &outcome, payload);
         Ok(serde_json::to_string(&summary).expect("the output always serializes"))

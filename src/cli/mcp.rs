@@ -245,7 +245,7 @@ impl Server {
         let collection = match packer::collect::collect(&dir, &options, |_| {}) {
             // Without a Git remote to derive urls from, files get urls under
             // a reserved name rather than failing the call.
-            Err(packer::Error::BaseUrlRequired) if options.base_url.is_none() => {
+            Err(packer::Error::BaseUrlRequired { .. }) if options.base_url.is_none() => {
                 let options = packer::collect::CollectOptions {
                     base_url: Some(tools::default_base_url()),
                     ..options
@@ -255,7 +255,7 @@ impl Server {
             collected => collected?,
         };
         let fixture = packer::collect::fixture(&collection)?;
-        let outcome = packer::pack(&fixture, &request)?;
+        let outcome = packer::pack(&fixture, &request).map_err(packer::Failure::into_error)?;
         let summary = PackSummary::new(&fixture, &outcome).with_files(&collection);
         Ok(Answer {
             summary: serde_json::to_value(&summary).unwrap_or(Value::Null),
@@ -281,7 +281,7 @@ impl Server {
         };
         let fixture = Fixture::from_bytes(fixture_json.as_bytes(), &limits)
             .map_err(|error| tools::moved(error, offset.saturating_sub(HEAD.len())))?;
-        let outcome = packer::pack(&fixture, &request)?;
+        let outcome = packer::pack(&fixture, &request).map_err(packer::Failure::into_error)?;
         let summary = PackSummary::new(&fixture, &outcome);
         Ok(Answer {
             summary: serde_json::to_value(&summary).unwrap_or(Value::Null),

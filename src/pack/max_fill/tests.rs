@@ -7,8 +7,8 @@ use proptest::prelude::*;
 use proptest::sample::select;
 
 use super::*;
-use crate::error::Error;
 use crate::fixture::{Document, Format};
+use crate::pack::Failure;
 use crate::pack::{Options, Plan, Policy, plan};
 use crate::tokens::{Counter, Encoding};
 
@@ -197,7 +197,7 @@ fn pack(
     available: u64,
     policy: Policy,
     notes: bool,
-) -> Result<Plan, Error> {
+) -> Result<Plan, Failure> {
     let options = Options {
         policy,
         note_omissions: notes,
