@@ -61,7 +61,7 @@ def adversarial():
 
 
 def documents():
-    names = ["README.md", "src/envelope.rs", "fixtures/guide.json", "fixtures/special-tokens.json", "fixtures/tricky-boundaries.json"]
+    names = ["README.md", "crates/packer/src/envelope.rs", "fixtures/guide.json", "fixtures/special-tokens.json", "fixtures/tricky-boundaries.json"]
     return [(f"document {name}", (ROOT / name).read_text(encoding="utf-8")) for name in names]
 
 
