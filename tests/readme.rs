@@ -1,5 +1,6 @@
-//! The README's examples run: its report is what the binary prints, and
-//! its CI recipe prints the right message for each exit status.
+//! The README's examples run (its report is what the binary prints, and
+//! its CI recipe prints the right message for each exit status), and so do
+//! those of the reference in docs/.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -23,8 +24,14 @@ fn the_readme_report_example_is_current() {
 }
 
 #[test]
-fn the_readme_documents_every_error_code() {
-    let readme = include_str!("../README.md");
+fn the_reference_documents_every_error_code() {
+    // The exit statuses (with their codes) are in the README, the rest in
+    // docs/errors.md.
+    let errors = [
+        include_str!("../README.md"),
+        include_str!("../docs/errors.md"),
+    ]
+    .concat();
     let codes = [
         "unreadable-input",
         "input-too-large",
@@ -53,8 +60,8 @@ fn the_readme_documents_every_error_code() {
     ];
     for code in codes {
         assert!(
-            readme.contains(&format!("`{code}`")),
-            "{code} is not in the README"
+            errors.contains(&format!("`{code}`")),
+            "{code} is in neither the README nor docs/errors.md"
         );
     }
 }
@@ -114,13 +121,13 @@ fn the_readme_ci_recipe_prints_the_right_message_for_each_exit_status() {
 }
 
 #[test]
-fn the_readme_markdown_envelope_example_is_current() {
-    let readme = include_str!("../README.md");
+fn the_markdown_envelope_example_is_current() {
+    let readme = include_str!("../docs/envelopes.md");
     let command =
         "$ packer pack fixtures/demo.json --envelope markdown --note-omissions --format payload\n";
     let start = readme
         .find(command)
-        .expect("the README shows the Markdown envelope example")
+        .expect("docs/envelopes.md shows the Markdown envelope example")
         + command.len();
     let block = &readme[start..start + readme[start..].find("`````").unwrap()];
     let output = Command::new(env!("CARGO_BIN_EXE_packer"))
