@@ -12,7 +12,7 @@
 use std::fs;
 use std::path::PathBuf;
 
-use packer::envelope::Layout;
+use packer::envelope::Envelopes;
 use packer::{
     Counter, Document, Encoding, Fixture, Format, Options, PartialBudget, Policy, Request,
 };
@@ -22,7 +22,7 @@ const DOCUMENTS: usize = 20;
 fn main() {
     let documents = corpus();
     let counter = Counter::new(Encoding::Cl100kBase);
-    let layout = Layout::of_documents(counter, &documents, false);
+    let layout = Envelopes::of_documents(counter, &documents, false);
     let total: usize = layout.total(&(0..documents.len()).collect::<Vec<_>>());
     println!(
         "{} README files, {} tokens in all (cl100k_base)\n",
@@ -75,7 +75,7 @@ fn main() {
 }
 
 /// The fullest envelope over all subsets (in input order) within `budget`.
-fn exhaustive(layout: &Layout, budget: usize) -> usize {
+fn exhaustive(layout: &Envelopes, budget: usize) -> usize {
     let n = layout.len();
     let mut best = 0;
     let mut order = Vec::with_capacity(n);

@@ -17,7 +17,14 @@ from typing import Any, Literal, Mapping, Optional, Union
 
 __version__: str
 
+#: The names packer knows, from the library's own lists (tests check that the
+#: Literal types below say the same).
+POLICIES: list[str]
+ENVELOPES: list[str]
+ENCODINGS: list[str]
+
 Policy = Literal["in-order", "priority", "max-fill"]
+Envelope = Literal["json", "xml", "markdown"]
 EncodingName = Literal[
     "cl100k_base", "o200k_base", "o200k_harmony", "p50k_base", "p50k_edit", "r50k_base"
 ]
@@ -50,7 +57,7 @@ def pack(
     fixture: Union[Mapping[str, Any], str, bytes, bytearray],
     *,
     policy: Optional[Policy] = None,
-    envelope: Optional[Literal["json", "xml", "markdown"]] = None,
+    envelope: Optional[Envelope] = None,
     budget: Optional[int] = None,
     encoding: Optional[EncodingName] = None,
     model: Optional[str] = None,

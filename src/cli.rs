@@ -255,8 +255,8 @@ pub struct PackArgs {
     pub payload_out: Option<PathBuf>,
 
     /// The payload's layout
-    #[arg(long, value_enum, default_value_t = EnvelopeArg::Json)]
-    pub envelope: EnvelopeArg,
+    #[arg(long, default_value = "json", value_parser = envelope_names())]
+    pub envelope: Envelope,
 
     /// List the documents left out inside the payload (and count that list)
     #[arg(long)]
@@ -299,8 +299,8 @@ pub struct ValidateArgs {
     pub settings: SettingsArgs,
 
     /// Check the budget in this payload layout, as `pack --envelope` would
-    #[arg(long, value_enum, default_value_t = EnvelopeArg::Json)]
-    pub envelope: EnvelopeArg,
+    #[arg(long, default_value = "json", value_parser = envelope_names())]
+    pub envelope: Envelope,
 
     /// Check the budget as `pack --note-omissions` would
     #[arg(long)]
@@ -345,27 +345,6 @@ pub enum PolicyArg {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum EnvelopeArg {
-    /// Compact JSON (the default)
-    Json,
-    /// <document> elements with <source> and <document_content>
-    Xml,
-    /// A heading and a fenced block per document
-    Markdown,
-}
-
-impl EnvelopeArg {
-    /// The library's envelope.
-    pub fn envelope(self) -> Envelope {
-        match self {
-            EnvelopeArg::Json => Envelope::Json,
-            EnvelopeArg::Xml => Envelope::Xml,
-            EnvelopeArg::Markdown => Envelope::Markdown,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
     /// Pretty JSON with the payload
     Json,
@@ -375,6 +354,15 @@ pub enum FormatArg {
     Payload,
     /// A table for people
     Report,
+}
+
+/// The library's layouts, each with its one-line description.
+pub(crate) fn envelope_names() -> impl clap::builder::TypedValueParser<Value = Envelope> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(Envelope::ALL.map(|envelope| {
+        clap::builder::PossibleValue::new(envelope.name()).help(envelope.description())
+    }))
+    .try_map(|name| name.parse::<Envelope>())
 }
 
 fn encoding_names() -> clap::builder::PossibleValuesParser {
@@ -453,7 +441,7 @@ impl InputArgs {
 impl ValidateArgs {
     fn options(&self) -> Options {
         Options {
-            envelope: self.envelope.envelope(),
+            envelope: self.envelope,
             note_omissions: self.note_omissions,
             note_omissions_max: self.note_omissions_max,
             ..Options::default()
@@ -617,7 +605,7 @@ fn pack(args: PackArgs) -> Result<i32, Error> {
 fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     let request = args.settings.request(Options {
         policy: args.policy.policy(),
-        envelope: args.envelope.envelope(),
+        envelope: args.envelope,
         note_omissions: args.note_omissions,
         note_omissions_max: args.note_omissions_max,
         excerpt: args.excerpt_query.clone().map(|query| ExcerptOptions {

@@ -171,7 +171,10 @@ fn policy(py: Python<'_>, name: Option<&str>) -> PyResult<Policy> {
         .ok_or_else(|| {
             usage(
                 py,
-                "policy must be one of in-order, priority, max-fill".into(),
+                format!(
+                    "policy must be one of {}",
+                    Policy::ALL.map(Policy::name).join(", ")
+                ),
             )
         })
 }
@@ -183,7 +186,10 @@ fn envelope(py: Python<'_>, name: Option<&str>) -> PyResult<Envelope> {
     Envelope::ALL
         .into_iter()
         .find(|envelope| envelope.name() == name)
-        .ok_or_else(|| usage(py, "envelope must be one of json, xml, markdown".into()))
+        .ok_or_else(|| {
+            let names: Vec<&str> = Envelope::names().collect();
+            usage(py, format!("envelope must be one of {}", names.join(", ")))
+        })
 }
 
 /// The fixture's bytes: `bytes` as given, `str` as UTF-8, anything else
@@ -427,5 +433,9 @@ fn packer_context(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(encodings, m)?)?;
     m.add("PackerError", m.py().get_type::<PackerError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The names packer knows, from the library's own lists.
+    m.add("POLICIES", Policy::ALL.map(Policy::name).to_vec())?;
+    m.add("ENVELOPES", Envelope::names().collect::<Vec<_>>())?;
+    m.add("ENCODINGS", Encoding::ALL.map(Encoding::name).to_vec())?;
     Ok(())
 }

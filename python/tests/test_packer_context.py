@@ -367,3 +367,22 @@ def test_tokenizer_files_packer_cannot_count_exactly_are_refused_as_the_cli_refu
     with pytest.raises(packer.PackerError) as raised:
         packer.pack(data, tokenizer="x.json", encoding="cl100k_base")
     assert (raised.value.code, raised.value.message) == ("usage", "give tokenizer or encoding/model, not both")
+
+
+def test_the_stub_and_the_documentation_name_what_the_library_knows():
+    # The names come from the library; the typing stub and the docstring of
+    # pack() are written by hand and must say the same.
+    import ast
+
+    stub = ast.parse((ROOT / "python" / "packer_context.pyi").read_text())
+    literals = {}
+    for node in stub.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Subscript):
+            name = node.targets[0].id
+            elements = node.value.slice
+            literals[name] = [e.value for e in getattr(elements, "elts", [elements])]
+    assert literals["Policy"] == packer.POLICIES
+    assert literals["Envelope"] == packer.ENVELOPES
+    assert literals["EncodingName"] == packer.ENCODINGS
+    for name in packer.POLICIES + packer.ENVELOPES:
+        assert f'``"{name}"``' in packer.pack.__doc__, name

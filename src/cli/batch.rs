@@ -12,7 +12,7 @@ use packer::fixture::{DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
 use packer::pack::ExcerptOptions;
 use packer::{Limits, Options};
 
-use super::{EnvelopeArg, PolicyArg, SettingsArgs};
+use super::{PolicyArg, SettingsArgs, envelope_names};
 
 pub const AFTER_HELP: &str = "\
 Each input line is one fixture (the JSON object `packer pack` reads, on one
@@ -57,8 +57,8 @@ pub struct BatchArgs {
     pub format: BatchFormatArg,
 
     /// The payloads' layout
-    #[arg(long, value_enum, default_value_t = EnvelopeArg::Json)]
-    pub envelope: EnvelopeArg,
+    #[arg(long, default_value = "json", value_parser = envelope_names())]
+    pub envelope: packer::Envelope,
 
     /// List the documents left out inside each payload (and count that list)
     #[arg(long)]
@@ -94,7 +94,7 @@ pub enum BatchFormatArg {
 pub fn batch(args: BatchArgs) -> Result<i32, Error> {
     let request = args.settings.request(Options {
         policy: args.policy.policy(),
-        envelope: args.envelope.envelope(),
+        envelope: args.envelope,
         note_omissions: args.note_omissions,
         note_omissions_max: args.note_omissions_max,
         excerpt: args.excerpt_query.map(|query| ExcerptOptions {

@@ -4,9 +4,12 @@
 //!
 //! One seam, three layouts: [`Envelope::Json`] (`json.rs`, the default),
 //! [`Envelope::Xml`] (`xml.rs`) and [`Envelope::Markdown`] (`markdown.rs`).
-//! Each layout is a `Shape` (its fixed texts) and two functions that write
-//! a document's entry and an omitted document's entry; counting, rendering
-//! and the omission cap are shared.
+//! Each is one file implementing the `Layout` trait — its name and
+//! description, a `Shape` (its fixed texts), the two functions that write a
+//! document's entry and an omitted document's entry, and where its entries
+//! are cut for counting — and one line of the `LAYOUTS` registry; counting,
+//! rendering, the omission cap and every front end's list of names are
+//! shared.
 //!
 //! # The shape of every envelope
 //!
@@ -65,7 +68,7 @@
 //! a text is one GPT-2 piece and before `#` two.) The one text that depends
 //! on a document's position, XML's `index` number, is surrounded by `="` and
 //! `" id`, punctuation runs that stop at a digit and at a space, so its digits
-//! are pieces of their own and are counted apart ([`Layout::position_tokens`]).
+//! are pieces of their own and are counted apart ([`Envelopes::position_tokens`]).
 //!
 //! The count of any envelope is then a sum of per-entry numbers (see
 //! [`Tally`]), exact by construction; packing also recounts the final
@@ -91,69 +94,122 @@ pub const DEFAULT_NOTE_OMISSIONS_MAX: usize = 50;
 /// The JSON envelope with no documents.
 pub const EMPTY: &str = r#"{"documents":[]}"#;
 
-/// The payload's layout (`--envelope`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
-pub enum Envelope {
-    /// Compact JSON (SPEC §2), the default.
-    #[default]
-    Json,
-    /// `<document>` elements (SPEC §2.1).
-    Xml,
-    /// A heading and a fenced block per document (SPEC §2.1).
-    Markdown,
-}
-
-impl Envelope {
-    /// Every layout.
-    pub const ALL: [Envelope; 3] = [Envelope::Json, Envelope::Xml, Envelope::Markdown];
-
-    /// The name used on the command line and in the output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Envelope::Json => "json",
-            Envelope::Xml => "xml",
-            Envelope::Markdown => "markdown",
-        }
-    }
-
-    fn shape(self) -> &'static Shape {
-        match self {
-            Envelope::Json => &json::SHAPE,
-            Envelope::Xml => &xml::SHAPE,
-            Envelope::Markdown => &markdown::SHAPE,
-        }
-    }
-
-    fn more(self, more: usize) -> String {
-        match self {
-            Envelope::Json => json::more(more),
-            Envelope::Xml => xml::more(more),
-            Envelope::Markdown => markdown::more(more),
-        }
-    }
-
-    /// A document's entry as stored: for XML, the text after its position
-    /// number; for JSON, the text after its opening `{"`.
+/// One payload layout (SPEC §2, §2.1): its name, its fixed texts, how it
+/// writes a document's entry and an omitted document's entry, and where
+/// its entries are cut for counting (see the module documentation). Each
+/// layout is one file of this folder; [`LAYOUTS`] lists them.
+pub(crate) trait Layout: Sync {
+    /// The name used on the command line, over MCP, in Python and in the
+    /// output.
+    fn name(&self) -> &'static str;
+    /// One line for `--help`, the MCP schema and Python's documentation.
+    fn description(&self) -> &'static str;
+    /// The fixed texts.
+    fn shape(&self) -> &'static Shape;
+    /// The text after the last listed omitted entry when `more` are not
+    /// listed.
+    fn more(&self, more: usize) -> String;
+    /// A document's entry as stored (without what [`Cut`] says precedes
+    /// it): `content` is its own or an excerpt's, with the excerpt's label.
     fn document(
-        self,
+        &self,
         document: &Document,
         content: &str,
         excerpt: Option<&ExcerptLabel>,
-    ) -> String {
-        match self {
-            Envelope::Json => json::document(document, content, excerpt),
-            Envelope::Xml => xml::document(document, content, excerpt),
-            Envelope::Markdown => markdown::document(document, content, excerpt),
+    ) -> String;
+    /// An omitted document's entry in the note.
+    fn omitted(&self, document: &Document) -> String;
+    /// Where the count of an envelope splits between entries.
+    fn cut(&self) -> Cut;
+}
+
+/// Where a layout's entries are cut for counting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cut {
+    /// Before the entry's final punctuation run, which is counted with
+    /// what follows (JSON).
+    FinalRun,
+    /// After the `\n` that ends each entry. `position` is the text every
+    /// document entry starts with before its 1-based position number, for
+    /// a layout that writes one (XML).
+    Newline {
+        /// The text before the position number.
+        position: Option<&'static str>,
+    },
+}
+
+/// Every layout, in the order `--help` lists them; the first is the
+/// default. A new layout is a file in this folder and a line here.
+const LAYOUTS: &[&dyn Layout] = &[&json::Json, &xml::Xml, &markdown::Markdown];
+
+/// The payload's layout (`--envelope`): one of [`Envelope::ALL`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Envelope(u8);
+
+#[allow(non_upper_case_globals)]
+impl Envelope {
+    /// Compact JSON (SPEC §2), the default.
+    pub const Json: Envelope = Envelope(0);
+    /// `<document>` elements (SPEC §2.1).
+    pub const Xml: Envelope = Envelope(1);
+    /// A heading and a fenced block per document (SPEC §2.1).
+    pub const Markdown: Envelope = Envelope(2);
+
+    /// Every layout.
+    pub const ALL: [Envelope; LAYOUTS.len()] = {
+        let mut all = [Envelope(0); LAYOUTS.len()];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = Envelope(i as u8);
+            i += 1;
         }
+        all
+    };
+
+    /// The names of [`Envelope::ALL`], in the same order.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        Envelope::ALL.into_iter().map(Envelope::name)
     }
 
-    fn omitted(self, document: &Document) -> String {
-        match self {
-            Envelope::Json => json::omitted(document),
-            Envelope::Xml => xml::omitted(document),
-            Envelope::Markdown => markdown::omitted(document),
+    /// The name used on the command line and in the output.
+    pub fn name(self) -> &'static str {
+        self.layout().name()
+    }
+
+    /// One line that says what the layout looks like.
+    pub fn description(self) -> &'static str {
+        self.layout().description()
+    }
+
+    fn layout(self) -> &'static dyn Layout {
+        LAYOUTS[usize::from(self.0)]
+    }
+
+    fn shape(self) -> &'static Shape {
+        self.layout().shape()
+    }
+
+    fn more(self, more: usize) -> String {
+        self.layout().more(more)
+    }
+
+    fn cut(self) -> Cut {
+        self.layout().cut()
+    }
+
+    /// The text before a document's position number, for a layout that
+    /// writes one.
+    fn position(self) -> Option<&'static str> {
+        match self.cut() {
+            Cut::Newline { position } => position,
+            Cut::FinalRun => None,
         }
+    }
+}
+
+impl std::fmt::Debug for Envelope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -311,7 +367,7 @@ impl Entries {
         content: &str,
         excerpt: Option<&ExcerptLabel>,
     ) -> Entry {
-        let text = self.envelope.document(document, content, excerpt);
+        let text = self.envelope.layout().document(document, content, excerpt);
         let endings: &[Ending] = if self.note_max.is_some() {
             &[Ending::NoneOmitted, Ending::Listed, Ending::MoreOnly]
         } else {
@@ -319,8 +375,8 @@ impl Entries {
         };
         let shape = self.envelope.shape();
         let mut ends = [0; 4];
-        let next = match self.envelope {
-            Envelope::Json => {
+        let next = match self.envelope.cut() {
+            Cut::FinalRun => {
                 let split = JsonSplit::new(&text, &self.counter, shape.join);
                 for &ending in endings {
                     ends[ending as usize] =
@@ -328,17 +384,18 @@ impl Entries {
                 }
                 split.next
             }
-            Envelope::Xml | Envelope::Markdown => {
-                let alone = if self.envelope == Envelope::Xml {
-                    // Counted at position 1; `Layout::position_tokens` adds
-                    // what other positions cost beyond that.
-                    let mut full = String::with_capacity(text.len() + 20);
-                    full.push_str(xml::ENTRY_START);
-                    full.push('1');
-                    full.push_str(&text);
-                    self.counter.count(&full)
-                } else {
-                    self.counter.count(&text)
+            Cut::Newline { position } => {
+                let alone = match position {
+                    // Counted at position 1; `Envelopes::position_tokens`
+                    // adds what other positions cost beyond that.
+                    Some(start) => {
+                        let mut full = String::with_capacity(text.len() + 20);
+                        full.push_str(start);
+                        full.push('1');
+                        full.push_str(&text);
+                        self.counter.count(&full)
+                    }
+                    None => self.counter.count(&text),
                 };
                 for &ending in endings {
                     ends[ending as usize] = alone + self.ending_tokens[ending as usize];
@@ -354,16 +411,16 @@ impl Entries {
 
     /// An omitted document's entry in the note.
     pub fn omitted(&self, document: &Document) -> Entry {
-        let text = self.envelope.omitted(document);
+        let text = self.envelope.layout().omitted(document);
         let shape = self.envelope.shape();
-        let (next, ends) = match self.envelope {
-            Envelope::Json => {
+        let (next, ends) = match self.envelope.cut() {
+            Cut::FinalRun => {
                 let split = JsonSplit::new(&text, &self.counter, shape.omitted_join);
                 let ends = [shape.list_end, shape.more_join]
                     .map(|ending| split.followed_by(&text, &self.counter, ending));
                 (split.next, ends)
             }
-            Envelope::Xml | Envelope::Markdown => {
+            Cut::Newline { .. } => {
                 let alone = self.counter.count(&text);
                 (alone, self.list_end_tokens.map(|end| alone + end))
             }
@@ -413,7 +470,7 @@ impl JsonSplit {
 
 /// Every entry an envelope can be built from, counted once.
 #[derive(Debug, Clone)]
-pub struct Layout {
+pub struct Envelopes {
     entries: Entries,
     documents: Vec<Entry>,
     /// The omitted entries, when omissions are noted.
@@ -426,14 +483,16 @@ pub struct Layout {
     positions: Option<Vec<usize>>,
 }
 
-impl Layout {
+impl Envelopes {
     /// A layout of document entries and, when omissions are noted, one
     /// omitted entry per document (both in input order, made by `entries`).
-    pub fn new(entries: Entries, documents: Vec<Entry>, omitted: Option<Vec<Entry>>) -> Layout {
+    pub fn new(entries: Entries, documents: Vec<Entry>, omitted: Option<Vec<Entry>>) -> Envelopes {
         let counter = entries.counter;
         let shape = entries.envelope.shape();
-        let positions = (entries.envelope == Envelope::Xml)
-            .then(|| {
+        let positions = entries
+            .envelope
+            .position()
+            .map(|_| {
                 let one = counter.count("1");
                 let mut sums = Vec::with_capacity(documents.len() + 1);
                 sums.push(0);
@@ -445,7 +504,7 @@ impl Layout {
                 sums
             })
             .filter(|sums| sums.last().is_some_and(|&last| last > 0));
-        Layout {
+        Envelopes {
             documents,
             omitted,
             open: counter.count(shape.open),
@@ -463,20 +522,24 @@ impl Layout {
         envelope: Envelope,
         documents: &[Document],
         note_max: Option<usize>,
-    ) -> Layout {
+    ) -> Envelopes {
         let entries = Entries::new(envelope, counter, note_max);
         let documents_entries = documents
             .iter()
             .map(|d| entries.document(d, &d.content, None))
             .collect();
         let omitted = note_max.map(|_| documents.iter().map(|d| entries.omitted(d)).collect());
-        Layout::new(entries, documents_entries, omitted)
+        Envelopes::new(entries, documents_entries, omitted)
     }
 
     /// The JSON layout of `documents` as whole documents, with every
     /// omitted document listed when `notes_omissions`.
-    pub fn of_documents(counter: Counter, documents: &[Document], notes_omissions: bool) -> Layout {
-        Layout::build(
+    pub fn of_documents(
+        counter: Counter,
+        documents: &[Document],
+        notes_omissions: bool,
+    ) -> Envelopes {
+        Envelopes::build(
             counter,
             Envelope::Json,
             documents,
@@ -597,8 +660,8 @@ impl Layout {
                 if position > 0 {
                     out.push_str(shape.join);
                 }
-                if self.envelope() == Envelope::Xml {
-                    out.push_str(xml::ENTRY_START);
+                if let Some(start) = self.envelope().position() {
+                    out.push_str(start);
                     out.push_str(&(position + 1).to_string());
                 }
                 out.push_str(&replace(index).unwrap_or(&self.documents[index]).text);
@@ -729,7 +792,7 @@ struct NoteView {
 /// the `documents` list (and leave the omission note).
 #[derive(Debug, Clone)]
 pub struct Tally<'a> {
-    layout: &'a Layout,
+    layout: &'a Envelopes,
     /// The last document's counts.
     last: Option<EntryCounts>,
     /// Sum of `next` over the documents in the envelope.
@@ -743,7 +806,7 @@ pub struct Tally<'a> {
 impl<'a> Tally<'a> {
     /// The envelope with no documents (every document omitted, when
     /// omissions are noted).
-    pub fn new(layout: &'a Layout) -> Tally<'a> {
+    pub fn new(layout: &'a Envelopes) -> Tally<'a> {
         Tally {
             layout,
             last: None,
@@ -905,7 +968,7 @@ mod tests {
     #[test]
     fn serializes_the_exact_json_shape_and_escapes() {
         let doc = document(0, "a\"b", "line\n\ttab \u{1} \\ \u{7f} é \u{2028}");
-        let layout = Layout::build(
+        let layout = Envelopes::build(
             Counter::new(Encoding::Cl100kBase),
             Envelope::Json,
             &[doc],
@@ -925,7 +988,7 @@ mod tests {
             of_chars: 1234,
         };
         let doc = document(0, "a", "x");
-        assert!(json::document(&doc, "x", Some(&label)).ends_with(
+        assert!(json::Json.document(&doc, "x", Some(&label)).ends_with(
             r#""content":"x","excerpt":{"query":"q","lines":"1-2,5-9","ofChars":1234}}"#
         ));
     }
@@ -938,7 +1001,7 @@ mod tests {
         ];
         let mut documents = documents.to_vec();
         documents[1].url = "https://example.com/?a=1&b=<2>\"".into();
-        let layout = Layout::build(
+        let layout = Envelopes::build(
             Counter::new(Encoding::Cl100kBase),
             Envelope::Xml,
             &documents,
@@ -952,7 +1015,7 @@ mod tests {
              </documents>"
         );
         assert_eq!(layout.render(&[]), "<documents>\n</documents>");
-        let notes = Layout::build(
+        let notes = Envelopes::build(
             Counter::new(Encoding::Cl100kBase),
             Envelope::Xml,
             &documents,
@@ -969,7 +1032,7 @@ mod tests {
             lines: "1-2".into(),
             of_chars: 99,
         };
-        assert!(xml::document(&documents[1], "e", Some(&label)).starts_with(
+        assert!(xml::Xml.document(&documents[1], "e", Some(&label)).starts_with(
             "\" id=\"b\" excerpt_query=\"q &quot;x&quot; &lt;y&gt;\" excerpt_lines=\"1-2\" excerpt_of_chars=\"99\">\n"
         ));
     }
@@ -980,7 +1043,7 @@ mod tests {
             document(0, "src/a.rs", "fn a() {}\n// ```` fence"),
             document(1, "b", "plain"),
         ];
-        let layout = Layout::build(
+        let layout = Envelopes::build(
             Counter::new(Encoding::Cl100kBase),
             Envelope::Markdown,
             &documents,
@@ -991,7 +1054,7 @@ mod tests {
             "# Documents\n## src/a.rs\nSource: https://example.com/0\n`````markdown\nfn a() {}\n// ```` fence\n`````\n\
              # Omitted documents (whole document does not fit)\n- and 1 more\n"
         );
-        let layout = Layout::build(
+        let layout = Envelopes::build(
             Counter::new(Encoding::Cl100kBase),
             Envelope::Markdown,
             &documents,
@@ -1046,7 +1109,7 @@ mod tests {
             let counter = Counter::new(encoding);
             for envelope in Envelope::ALL {
                 for notes in [None, Some(0), Some(1), Some(3), Some(50)] {
-                    let layout = Layout::build(counter, envelope, &documents, notes);
+                    let layout = Envelopes::build(counter, envelope, &documents, notes);
                     for order in orders {
                         let text = layout.render(order);
                         assert_eq!(
@@ -1074,7 +1137,7 @@ mod tests {
         let all: Vec<usize> = (0..documents.len()).collect();
         for encoding in [Encoding::Cl100kBase, Encoding::R50kBase] {
             let counter = Counter::new(encoding);
-            let layout = Layout::build(counter, Envelope::Xml, &documents, Some(50));
+            let layout = Envelopes::build(counter, Envelope::Xml, &documents, Some(50));
             for size in [9, 10, 99, 100, 999, 1000, 1_100] {
                 let order = &all[..size];
                 assert_eq!(
@@ -1092,7 +1155,7 @@ mod tests {
             .map(|index| document(index, &format!("d{index}"), "some text"))
             .collect();
         let counter = Counter::new(Encoding::Cl100kBase);
-        let layout = Layout::build(counter, Envelope::Json, &documents, Some(50));
+        let layout = Envelopes::build(counter, Envelope::Json, &documents, Some(50));
         let text = layout.render(&[3, 60]);
         assert!(text.contains(r#"{"id":"d50","#));
         assert!(!text.contains(r#"{"id":"d51","#));

@@ -3,7 +3,7 @@
 //!
 //! Pure: no I/O, no terminal, no command line. Every number compared with
 //! the budget is the exact count of a complete envelope, taken from
-//! [`crate::envelope::Layout`].
+//! [`crate::envelope::Envelopes`].
 
 use std::cmp::Reverse;
 
@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 
 use crate::envelope::{
-    DEFAULT_NOTE_OMISSIONS_MAX, Entries, Entry, Envelope, ExcerptLabel, Layout, Tally,
+    DEFAULT_NOTE_OMISSIONS_MAX, Entries, Entry, Envelope, Envelopes, ExcerptLabel, Tally,
 };
 use crate::error::Error;
 use crate::fixture::Document;
@@ -275,7 +275,7 @@ fn plan_counting(
         entries.push(entry);
         omitted.extend(omitted_entry);
     }
-    let layout = Layout::new(maker, entries, notes.then_some(omitted));
+    let layout = Envelopes::new(maker, entries, notes.then_some(omitted));
     let mut selector = Selector::new(&layout, available, content_tokens, whole)?;
     selector.excerpts = options.excerpt.as_ref().map(|excerpt| Excerpts {
         options: excerpt,
@@ -366,7 +366,7 @@ struct Excerpts<'a> {
 
 /// The state of one selection run.
 struct Selector<'a> {
-    layout: &'a Layout,
+    layout: &'a Envelopes,
     /// Count every candidate payload whole instead of by the tally's
     /// per-entry arithmetic.
     whole: bool,
@@ -383,7 +383,7 @@ struct Selector<'a> {
 
 impl<'a> Selector<'a> {
     fn new(
-        layout: &'a Layout,
+        layout: &'a Envelopes,
         available: u64,
         content_tokens: Vec<usize>,
         whole: bool,
@@ -397,7 +397,7 @@ impl<'a> Selector<'a> {
         if empty as u64 > available {
             let without_notes = layout.notes_omissions().then(|| {
                 let entries = layout.entries();
-                let bare = Layout::new(
+                let bare = Envelopes::new(
                     Entries::new(entries.envelope(), entries.counter(), None),
                     Vec::new(),
                     None,

@@ -199,8 +199,8 @@ fn pack_properties() -> Map<String, Value> {
         "tokenizer": tokenizer_property(),
         "policy": {
             "type": "string",
-            "enum": ["in-order", "priority", "max-fill"],
-            "default": "in-order",
+            "enum": Policy::ALL.map(Policy::name),
+            "default": Policy::default().name(),
             "description": "in-order: try documents in order, keep each that fits. priority: \
                             highest `priority` first, then smaller documents. max-fill: the \
                             choice of whole documents that fills the budget most."
@@ -220,8 +220,8 @@ fn pack_properties() -> Map<String, Value> {
         },
         "envelope": {
             "type": "string",
-            "enum": ["json", "xml", "markdown"],
-            "default": "json",
+            "enum": Envelope::names().collect::<Vec<_>>(),
+            "default": Envelope::default().name(),
             "description": "The payload's layout. json: {\"documents\":[...]}. xml: \
                             <document index id><source>url</source><document_content>; \
                             markdown: a heading and a fenced block per document. xml and \
@@ -370,7 +370,7 @@ fn pack_summary_schema(directory: bool) -> Value {
         "encoding": {"type": "string", "description": "The encoding counted with, or tokenizer:FILE-NAME."},
         "tokenizerSha256": {"type": "string", "description": "With a tokenizer file: its SHA-256."},
         "policy": {"type": "string"},
-        "envelope": {"type": "string", "enum": ["json", "xml", "markdown"]},
+        "envelope": {"type": "string", "enum": Envelope::names().collect::<Vec<_>>()},
         "optimal": {"type": "boolean", "description": "max-fill only: proven the fullest choice."},
         "availableTokens": {"type": "integer"},
         "usedTokens": {"type": "integer", "description": "The exact count of the payload text."},
@@ -584,14 +584,15 @@ impl<'a> Arguments<'a> {
     /// `policy`, `noteOmissions` and `excerptQuery` as the library's options.
     pub fn options(&self) -> Result<Options, ToolError> {
         let policy = match self.string("policy")? {
-            None => Policy::InOrder,
+            None => Policy::default(),
             Some(name) => Policy::ALL
                 .into_iter()
                 .find(|p| p.name() == name)
                 .ok_or_else(|| {
-                    ToolError::Usage(
-                        "the argument 'policy' must be one of in-order, priority, max-fill".into(),
-                    )
+                    ToolError::Usage(format!(
+                        "the argument 'policy' must be one of {}",
+                        Policy::ALL.map(Policy::name).join(", ")
+                    ))
                 })?,
         };
         Ok(Options {
@@ -605,11 +606,12 @@ impl<'a> Arguments<'a> {
                     .ok_or_else(|| wrong_type("noteOmissionsMax", "a whole number from 0"))?,
             },
             envelope: match self.string("envelope")? {
-                None => Envelope::Json,
+                None => Envelope::default(),
                 Some(name) => name.parse().map_err(|_| {
-                    ToolError::Usage(
-                        "the argument 'envelope' must be one of json, xml, markdown".into(),
-                    )
+                    ToolError::Usage(format!(
+                        "the argument 'envelope' must be one of {}",
+                        Envelope::names().collect::<Vec<_>>().join(", ")
+                    ))
                 })?,
             },
             excerpt: self.string("excerptQuery")?.map(|query| ExcerptOptions {

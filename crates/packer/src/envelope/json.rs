@@ -4,11 +4,44 @@
 //! is stored from its `id` key on, and the `{"` before the key belongs to
 //! what precedes it (`{"documents":[{"`, `,{"`, `],"omitted":[{"`).
 
-use super::{ExcerptLabel, OMITTED_REASON, Shape};
+use super::{Cut, ExcerptLabel, Layout, OMITTED_REASON, Shape};
 use crate::fixture::Document;
 
+/// Compact JSON (SPEC §2), the default.
+pub(super) struct Json;
+
+impl Layout for Json {
+    fn name(&self) -> &'static str {
+        "json"
+    }
+
+    fn description(&self) -> &'static str {
+        "Compact JSON (the default)"
+    }
+
+    fn shape(&self) -> &'static Shape {
+        &SHAPE
+    }
+
+    fn more(&self, count: usize) -> String {
+        more(count)
+    }
+
+    fn document(&self, entry: &Document, content: &str, excerpt: Option<&ExcerptLabel>) -> String {
+        document(entry, content, excerpt)
+    }
+
+    fn omitted(&self, entry: &Document) -> String {
+        omitted(entry)
+    }
+
+    fn cut(&self) -> Cut {
+        Cut::FinalRun
+    }
+}
+
 /// The JSON envelope's fixed texts.
-pub(super) const SHAPE: Shape = Shape {
+const SHAPE: Shape = Shape {
     open: r#"{"documents":[{""#,
     join: r#",{""#,
     endings: [
@@ -29,7 +62,7 @@ pub(super) const SHAPE: Shape = Shape {
 };
 
 /// The text after the last listed omitted entry when `more` are not listed.
-pub(super) fn more(more: usize) -> String {
+fn more(more: usize) -> String {
     format!(r#"omittedMore":{more}}}"#)
 }
 
@@ -42,11 +75,7 @@ pub(super) fn push_string(out: &mut String, value: &str) {
 
 /// `id":ID,"url":URL,"format":FORMAT,"content":CONTENT}` (the entry after
 /// its opening `{"`), with an `excerpt` key after `content` for an excerpt.
-pub(super) fn document(
-    document: &Document,
-    content: &str,
-    excerpt: Option<&ExcerptLabel>,
-) -> String {
+fn document(document: &Document, content: &str, excerpt: Option<&ExcerptLabel>) -> String {
     let mut out = String::with_capacity(content.len() + document.url.len() + 64);
     out.push_str(r#"id":"#);
     push_string(&mut out, &document.id);
@@ -70,7 +99,7 @@ pub(super) fn document(
 }
 
 /// `id":ID,"url":URL,"reason":REASON}` (the entry after its opening `{"`).
-pub(super) fn omitted(document: &Document) -> String {
+fn omitted(document: &Document) -> String {
     let mut out = String::with_capacity(document.id.len() + document.url.len() + 64);
     out.push_str(r#"id":"#);
     push_string(&mut out, &document.id);

@@ -27,14 +27,47 @@
 //! followed by `#` or `-` (see [`super`]): no blank line sits at a cut,
 //! because a run of newlines is split differently when it ends the text.
 
-use super::{ExcerptLabel, Shape};
+use super::{Cut, ExcerptLabel, Layout, Shape};
 use crate::fixture::Document;
+
+/// A heading and a fenced block per document (SPEC §2.1).
+pub(super) struct Markdown;
+
+impl Layout for Markdown {
+    fn name(&self) -> &'static str {
+        "markdown"
+    }
+
+    fn description(&self) -> &'static str {
+        "A heading and a fenced block per document"
+    }
+
+    fn shape(&self) -> &'static Shape {
+        &SHAPE
+    }
+
+    fn more(&self, count: usize) -> String {
+        more(count)
+    }
+
+    fn document(&self, entry: &Document, content: &str, excerpt: Option<&ExcerptLabel>) -> String {
+        document(entry, content, excerpt)
+    }
+
+    fn omitted(&self, entry: &Document) -> String {
+        omitted(entry)
+    }
+
+    fn cut(&self) -> Cut {
+        Cut::Newline { position: None }
+    }
+}
 
 /// The heading of the omission notes.
 const NOTES: &str = "# Omitted documents (whole document does not fit)\n";
 
 /// The Markdown envelope's fixed texts.
-pub(super) const SHAPE: Shape = Shape {
+const SHAPE: Shape = Shape {
     open: "# Documents\n",
     join: "",
     endings: [
@@ -55,7 +88,7 @@ pub(super) const SHAPE: Shape = Shape {
 };
 
 /// The line counting the omitted documents not listed.
-pub(super) fn more(more: usize) -> String {
+fn more(more: usize) -> String {
     format!("- and {more} more\n")
 }
 
@@ -76,11 +109,7 @@ fn fence(content: &str) -> usize {
 }
 
 /// A document's entry, from its heading to its closing fence line.
-pub(super) fn document(
-    document: &Document,
-    content: &str,
-    excerpt: Option<&ExcerptLabel>,
-) -> String {
+fn document(document: &Document, content: &str, excerpt: Option<&ExcerptLabel>) -> String {
     let fence = "`".repeat(fence(content));
     let mut out = String::with_capacity(content.len() + document.url.len() + 96);
     out.push_str("## ");
@@ -108,7 +137,7 @@ pub(super) fn document(
 }
 
 /// `- {id}: {url}\n`.
-pub(super) fn omitted(document: &Document) -> String {
+fn omitted(document: &Document) -> String {
     format!("- {}: {}\n", document.id, document.url)
 }
 

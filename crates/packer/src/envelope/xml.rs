@@ -7,11 +7,46 @@
 //! (`="` before it and `"` after it are punctuation runs that stop at a
 //! digit and at a space), so its tokens are counted apart.
 
-use super::{ExcerptLabel, OMITTED_REASON, Shape};
+use super::{Cut, ExcerptLabel, Layout, OMITTED_REASON, Shape};
 use crate::fixture::Document;
 
+/// `<document>` elements (SPEC §2.1).
+pub(super) struct Xml;
+
+impl Layout for Xml {
+    fn name(&self) -> &'static str {
+        "xml"
+    }
+
+    fn description(&self) -> &'static str {
+        "<document> elements with <source> and <document_content>"
+    }
+
+    fn shape(&self) -> &'static Shape {
+        &SHAPE
+    }
+
+    fn more(&self, count: usize) -> String {
+        more(count)
+    }
+
+    fn document(&self, entry: &Document, content: &str, excerpt: Option<&ExcerptLabel>) -> String {
+        document(entry, content, excerpt)
+    }
+
+    fn omitted(&self, entry: &Document) -> String {
+        omitted(entry)
+    }
+
+    fn cut(&self) -> Cut {
+        Cut::Newline {
+            position: Some(ENTRY_START),
+        }
+    }
+}
+
 /// The XML envelope's fixed texts.
-pub(super) const SHAPE: Shape = Shape {
+const SHAPE: Shape = Shape {
     open: "<documents>\n",
     join: "",
     endings: [
@@ -32,10 +67,10 @@ pub(super) const SHAPE: Shape = Shape {
 };
 
 /// What every document entry starts with, before its position number.
-pub(super) const ENTRY_START: &str = "<document index=\"";
+const ENTRY_START: &str = "<document index=\"";
 
 /// The count of omitted documents not listed, then the end of the list.
-pub(super) fn more(more: usize) -> String {
+fn more(more: usize) -> String {
     format!("<omitted_more count=\"{more}\"/>\n</omitted_documents>")
 }
 
@@ -67,11 +102,7 @@ fn push_text(out: &mut String, value: &str) {
 /// A document entry after its position number: from the `"` closing
 /// `index` to `</document>\n`. The content is as given, except that
 /// `</document_content` is written `&lt;/document_content`.
-pub(super) fn document(
-    document: &Document,
-    content: &str,
-    excerpt: Option<&ExcerptLabel>,
-) -> String {
+fn document(document: &Document, content: &str, excerpt: Option<&ExcerptLabel>) -> String {
     let mut out = String::with_capacity(content.len() + document.url.len() + 128);
     out.push_str("\" id=\"");
     push_attr(&mut out, &document.id);
@@ -100,7 +131,7 @@ pub(super) fn document(
 }
 
 /// `<omitted id="{ATTR(id)}" reason="{REASON}">{TEXT(url)}</omitted>\n`.
-pub(super) fn omitted(document: &Document) -> String {
+fn omitted(document: &Document) -> String {
     let mut out = String::with_capacity(document.id.len() + document.url.len() + 64);
     out.push_str("<omitted id=\"");
     push_attr(&mut out, &document.id);

@@ -12,7 +12,7 @@
 //! - the in-order fill (what `in-order` would choose), so the result is never
 //!   less full than `in-order`;
 //! - without omission notes, where every envelope's count is a sum of
-//!   per-entry counts ([`crate::envelope::Layout::additive`]), the exact
+//!   per-entry counts ([`crate::envelope::Envelopes::additive`]), the exact
 //!   optimum found by subset-sum over reachable counts
 //!   ([`Selector::fullest`]), when its work and memory stay within
 //!   [`WORK_LIMIT`] and [`MEMORY_LIMIT`] (for XML whose position numbers
@@ -40,7 +40,7 @@
 
 use std::cmp::Ordering;
 
-use crate::envelope::{Layout, Tally};
+use crate::envelope::{Envelopes, Tally};
 
 use super::{Reason, Selector};
 
@@ -97,7 +97,7 @@ struct Trial {
 /// A whole-document choice being built, with the last trial of each document.
 #[derive(Debug, Clone)]
 struct Run<'a> {
-    layout: &'a Layout,
+    layout: &'a Envelopes,
     available: u64,
     tally: Tally<'a>,
     /// The documents added, in input order.
@@ -106,7 +106,7 @@ struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
-    fn new(layout: &'a Layout, tally: Tally<'a>, available: u64) -> Run<'a> {
+    fn new(layout: &'a Envelopes, tally: Tally<'a>, available: u64) -> Run<'a> {
         Run {
             layout,
             available,

@@ -18,12 +18,12 @@ use super::{Reason, Selector};
 const MOST_TRIED_WHOLE: usize = 10;
 /// ... when all those payloads hold at most this many bytes in all.
 const MOST_BYTES_TRIED: usize = 64 << 20;
-use crate::envelope::{Entry, Layout};
+use crate::envelope::{Entry, Envelopes};
 
 /// The exact count of `layout`'s payload holding documents `order`, where
 /// `replace` may give another entry for a document (a focused excerpt).
 pub(super) fn count<'e>(
-    layout: &'e Layout,
+    layout: &'e Envelopes,
     order: &[usize],
     replace: impl Fn(usize) -> Option<&'e Entry>,
 ) -> usize {

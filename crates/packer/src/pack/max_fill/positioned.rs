@@ -4,7 +4,7 @@
 //!
 //! The count of an XML envelope is still a sum of per-entry counts plus what
 //! its position numbers cost beyond `1` each, and that depends only on how
-//! many documents it holds ([`Layout::position_tokens`]). So the subset-sum
+//! many documents it holds ([`Envelopes::position_tokens`]). So the subset-sum
 //! of [`Selector::fullest`] is kept apart by the number of documents chosen:
 //! `reach[j][c]` holds every value of `Σ next - next(l) + last(l)` over the
 //! subsets of `rest[j..]` with exactly `c` documents (last element `l`),
@@ -15,7 +15,7 @@
 //! Every set is kept, so it runs only while `n²/2` sets fit the search's
 //! limits; beyond them the caller falls back as for any search too large.
 
-use crate::envelope::Layout;
+use crate::envelope::Envelopes;
 
 use super::super::Selector;
 use super::{Search, Setup, limits};
@@ -25,7 +25,7 @@ impl Selector<'_> {
     /// additive (XML with position numbers of several tokens), or
     /// [`Search::TooLarge`] beyond the limits.
     pub(super) fn fullest_positioned(&self, required: &[usize], rest: &[usize]) -> Search {
-        let layout: &Layout = self.layout;
+        let layout: &Envelopes = self.layout;
         let Setup {
             base,
             empty_choice,
