@@ -243,8 +243,8 @@ pub struct PackArgs {
     pub settings: SettingsArgs,
 
     /// Order in which documents are tried
-    #[arg(long, value_enum, default_value_t = PolicyArg::InOrder)]
-    pub policy: PolicyArg,
+    #[arg(long, default_value = "in-order", value_parser = policy_names())]
+    pub policy: Policy,
 
     /// What to print on standard output
     #[arg(long, value_enum, default_value_t = FormatArg::Json)]
@@ -335,16 +335,6 @@ pub struct CountArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum PolicyArg {
-    /// Input order is priority order
-    InOrder,
-    /// `priority` descending, then fewer content tokens, then id
-    Priority,
-    /// The subset that fills the budget most (reports whether proven optimal)
-    MaxFill,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
     /// Pretty JSON with the payload
     Json,
@@ -354,6 +344,17 @@ pub enum FormatArg {
     Payload,
     /// A table for people
     Report,
+}
+
+/// The library's policies, each with its one-line description.
+pub(crate) fn policy_names() -> impl clap::builder::TypedValueParser<Value = Policy> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(
+        Policy::ALL.map(|policy| {
+            clap::builder::PossibleValue::new(policy.name()).help(policy.description())
+        }),
+    )
+    .try_map(|name| name.parse::<Policy>())
 }
 
 /// The library's layouts, each with its one-line description.
@@ -400,16 +401,6 @@ fn whole_number(text: &str) -> Result<usize, String> {
 fn byte_count(text: &str) -> Result<u64, String> {
     text.parse::<u64>()
         .map_err(|_| "must be a whole number of bytes from 0 up".to_owned())
-}
-
-impl PolicyArg {
-    fn policy(self) -> Policy {
-        match self {
-            PolicyArg::InOrder => Policy::InOrder,
-            PolicyArg::Priority => Policy::Priority,
-            PolicyArg::MaxFill => Policy::MaxFill,
-        }
-    }
 }
 
 impl FormatArg {
@@ -604,7 +595,7 @@ fn pack(args: PackArgs) -> Result<i32, Error> {
 
 fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     let request = args.settings.request(Options {
-        policy: args.policy.policy(),
+        policy: args.policy,
         envelope: args.envelope,
         note_omissions: args.note_omissions,
         note_omissions_max: args.note_omissions_max,
@@ -885,7 +876,7 @@ mod tests {
         let Command::Pack(args) = parse(&["pack", "f.json"]).unwrap().command else {
             panic!("not pack");
         };
-        assert_eq!(args.policy, PolicyArg::InOrder);
+        assert_eq!(args.policy, Policy::InOrder);
         assert_eq!(args.format, FormatArg::Json);
         assert_eq!(args.input.max_input_bytes, 1_048_576);
         assert_eq!(args.input.max_documents, 100);

@@ -12,7 +12,7 @@ use packer::fixture::{DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
 use packer::pack::ExcerptOptions;
 use packer::{Limits, Options};
 
-use super::{PolicyArg, SettingsArgs, envelope_names};
+use super::{SettingsArgs, envelope_names, policy_names};
 
 pub const AFTER_HELP: &str = "\
 Each input line is one fixture (the JSON object `packer pack` reads, on one
@@ -49,8 +49,8 @@ pub struct BatchArgs {
     pub settings: SettingsArgs,
 
     /// Order in which documents are tried
-    #[arg(long, value_enum, default_value_t = PolicyArg::InOrder)]
-    pub policy: PolicyArg,
+    #[arg(long, default_value = "in-order", value_parser = policy_names())]
+    pub policy: packer::Policy,
 
     /// What each result line holds
     #[arg(long, value_enum, default_value_t = BatchFormatArg::Json)]
@@ -93,7 +93,7 @@ pub enum BatchFormatArg {
 /// Runs the batch; the exit status says whether any line failed.
 pub fn batch(args: BatchArgs) -> Result<i32, Error> {
     let request = args.settings.request(Options {
-        policy: args.policy.policy(),
+        policy: args.policy,
         envelope: args.envelope,
         note_omissions: args.note_omissions,
         note_omissions_max: args.note_omissions_max,

@@ -5,8 +5,6 @@
 //! the budget is the exact count of a complete envelope, taken from
 //! [`crate::envelope::Envelopes`].
 
-use std::cmp::Reverse;
-
 use rayon::prelude::*;
 
 use std::collections::HashMap;
@@ -19,8 +17,12 @@ use crate::fixture::Document;
 use crate::focus::{Focus, Reader};
 use crate::tokens::{Counter, Splitting};
 
+mod in_order;
 mod max_fill;
+mod priority;
 mod whole;
+
+pub use priority::priority_order;
 
 /// Why no plan was made: an input or a setting packer refuses, or a budget
 /// too small for what must go in.
@@ -85,32 +87,97 @@ impl DoesNotFit {
     }
 }
 
-/// The order in which documents are tried.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum Policy {
-    /// Input order is priority order (the default).
-    #[default]
-    InOrder,
-    /// `priority` descending, then `contentTokens` ascending, then `id`.
-    Priority,
-    /// The subset that fills the budget most.
-    MaxFill,
+/// One selection policy (SPEC §3): which documents that are not required
+/// are tried, in which order, or which subset is searched for. Each is one
+/// file of this folder; [`POLICIES`] lists them.
+pub(crate) trait Select: Sync {
+    /// The name used on the command line, over MCP, in Python and in the
+    /// output.
+    fn name(&self) -> &'static str;
+    /// One line for `--help`, the MCP schema and Python's documentation.
+    fn description(&self) -> &'static str;
+    /// Selects among `rest`, the documents that are not required (in input
+    /// order), once the `required` ones are in; for a policy that
+    /// searches, whether its choice is proven the fullest.
+    fn select(
+        &self,
+        selector: &mut Selector<'_>,
+        required: &[usize],
+        rest: &[&Document],
+    ) -> Option<bool>;
 }
 
+/// Every policy, in the order `--help` lists them; the first is the
+/// default. A new policy is a file in this folder and a line here.
+const POLICIES: &[&dyn Select] = &[&in_order::InOrder, &priority::Priority, &max_fill::MaxFill];
+
+/// The order in which documents are tried: one of [`Policy::ALL`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Policy(u8);
+
+#[allow(non_upper_case_globals)]
 impl Policy {
+    /// Input order is priority order (the default).
+    pub const InOrder: Policy = Policy(0);
+    /// `priority` descending, then `contentTokens` ascending, then `id`.
+    pub const Priority: Policy = Policy(1);
+    /// The subset that fills the budget most.
+    pub const MaxFill: Policy = Policy(2);
+
     /// Every policy.
-    pub const ALL: [Policy; 3] = [Policy::InOrder, Policy::Priority, Policy::MaxFill];
+    pub const ALL: [Policy; POLICIES.len()] = {
+        let mut all = [Policy(0); POLICIES.len()];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = Policy(i as u8);
+            i += 1;
+        }
+        all
+    };
 
     /// The name used on the command line and in the output.
     pub fn name(self) -> &'static str {
-        match self {
-            Policy::InOrder => "in-order",
-            Policy::Priority => "priority",
-            Policy::MaxFill => "max-fill",
-        }
+        self.select().name()
+    }
+
+    /// One line that says how the policy chooses.
+    pub fn description(self) -> &'static str {
+        self.select().description()
+    }
+
+    fn select(self) -> &'static dyn Select {
+        POLICIES[usize::from(self.0)]
     }
 }
+
+impl std::fmt::Debug for Policy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Policy {
+    type Err = UnknownPolicy;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Policy::ALL
+            .into_iter()
+            .find(|policy| policy.name() == name)
+            .ok_or(UnknownPolicy)
+    }
+}
+
+/// The name is not one of [`Policy::ALL`]'s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnknownPolicy;
+
+impl std::fmt::Display for UnknownPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("unknown policy")
+    }
+}
+
+impl std::error::Error for UnknownPolicy {}
 
 /// Why a document is in or out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -288,50 +355,12 @@ fn plan_counting(
         .map(|d| d.index)
         .collect();
     selector.take_required(&required)?;
-    let rest = documents.iter().filter(|d| !d.required);
-    let optimal = match options.policy {
-        Policy::InOrder => {
-            for document in rest {
-                selector.try_add(document.index);
-            }
-            selector.add_excerpts();
-            None
-        }
-        Policy::Priority => {
-            let order = priority_order(rest, &selector.content_tokens);
-            for index in order {
-                selector.try_add(index);
-            }
-            selector.add_excerpts();
-            None
-        }
-        Policy::MaxFill => {
-            let rest: Vec<usize> = rest.map(|d| d.index).collect();
-            Some(if selector.whole {
-                selector.fill_counting_whole(&rest)
-            } else {
-                selector.max_fill(&required, &rest)
-            })
-        }
-    };
+    let rest: Vec<&Document> = documents.iter().filter(|d| !d.required).collect();
+    let optimal = options
+        .policy
+        .select()
+        .select(&mut selector, &required, &rest);
     selector.finish(optimal)
-}
-
-/// The order `priority` tries `documents` in: `priority` descending, then
-/// `contentTokens` ascending, then `id` in byte order.
-pub fn priority_order<'d>(
-    documents: impl Iterator<Item = &'d Document>,
-    content_tokens: &[usize],
-) -> Vec<usize> {
-    let mut order: Vec<&Document> = documents.collect();
-    order.sort_by_key(|d| {
-        (
-            Reverse(d.priority),
-            content_tokens[d.index],
-            d.id.as_bytes(),
-        )
-    });
-    order.into_iter().map(|d| d.index).collect()
 }
 
 /// The decisions of a failed run: each one made so far, sent nowhere
@@ -365,7 +394,7 @@ struct Excerpts<'a> {
 }
 
 /// The state of one selection run.
-struct Selector<'a> {
+pub(crate) struct Selector<'a> {
     layout: &'a Envelopes,
     /// Count every candidate payload whole instead of by the tally's
     /// per-entry arithmetic.

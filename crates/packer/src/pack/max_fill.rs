@@ -210,6 +210,33 @@ enum Search {
     TooLarge,
 }
 
+/// The subset that fills the budget most.
+pub(super) struct MaxFill;
+
+impl super::Select for MaxFill {
+    fn name(&self) -> &'static str {
+        "max-fill"
+    }
+
+    fn description(&self) -> &'static str {
+        "The subset that fills the budget most (reports whether proven optimal)"
+    }
+
+    fn select(
+        &self,
+        selector: &mut Selector<'_>,
+        required: &[usize],
+        rest: &[&crate::fixture::Document],
+    ) -> Option<bool> {
+        let rest: Vec<usize> = rest.iter().map(|d| d.index).collect();
+        Some(if selector.whole {
+            selector.fill_counting_whole(&rest)
+        } else {
+            selector.max_fill(required, &rest)
+        })
+    }
+}
+
 impl<'a> Selector<'a> {
     /// The per-entry count of the envelope opening with the required
     /// documents and no other.
