@@ -1,9 +1,10 @@
 //! `packer batch`, black box: one result line per input line, in order, each
 //! equal to what `packer pack` gives for the same bytes.
 
+mod common;
+
 use std::fs;
 use std::path::PathBuf;
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -18,9 +19,7 @@ struct Run {
 }
 
 fn run(args: &[&str], stdin: &[u8]) -> Run {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_packer"));
-    command.current_dir(root()).env_clear();
-    let output = assert_cmd::Command::from_std(command)
+    let output = assert_cmd::Command::from_std(common::packer())
         .args(args)
         .write_stdin(stdin.to_vec())
         .output()
@@ -243,8 +242,7 @@ fn a_bad_flag_is_a_usage_error_before_any_line_is_read() {
 fn a_line_is_answered_before_the_input_ends() {
     use std::io::{BufRead, BufReader, Write};
     use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_packer"))
-        .current_dir(root())
+    let mut child = common::packer()
         .env_clear()
         .args(["batch", "--format", "summary"])
         .stdin(Stdio::piped())

@@ -1,5 +1,7 @@
 //! The `packer` binary, black box: exit codes and whole stdout/stderr.
 
+mod common;
+
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -11,11 +13,9 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The binary, run from the repository root with an empty environment.
+/// The binary, run from the repository root with a clean environment.
 fn packer() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_packer"));
-    command.current_dir(root()).env_clear();
-    command
+    common::packer()
 }
 
 struct Run {

@@ -1,6 +1,8 @@
 //! Collecting a repository over temporary trees: what globs, ignore files,
 //! hidden files and `.git/` let in (library and binary).
 
+mod common;
+
 use std::fs;
 use std::path::Path;
 use std::process::Command;
@@ -72,13 +74,9 @@ struct Run {
 /// configuration is read).
 fn packer(cwd: &Path, args: &[&str], stdin: &[u8]) -> Run {
     use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_packer"))
+    let mut child = common::packer()
         .current_dir(cwd)
         .args(args)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -268,7 +266,7 @@ fn the_binary_keeps_ignored_and_hidden_files_out_under_any_glob() {
     let dir = leaky_tree();
     let root = dir.path().to_str().unwrap();
     let run = |extra: &[&str]| {
-        let output = Command::new(env!("CARGO_BIN_EXE_packer"))
+        let output = common::packer()
             .args(["collect", root, "--base-url", "https://example.com/"])
             .args(extra)
             .env_clear()
@@ -474,7 +472,7 @@ fn files_with_secrets_are_skipped_naming_the_rule_never_the_secret() {
     assert!(collection.skipped.is_empty());
 
     // The binary: the rule and the path on stderr, the secret nowhere.
-    let output = Command::new(env!("CARGO_BIN_EXE_packer"))
+    let output = common::packer()
         .args([
             "collect",
             dir.path().to_str().unwrap(),

@@ -27,7 +27,7 @@ fn repo() -> PathBuf {
 
 /// Starts `packer mcp ARGS` in `dir` and initializes a session.
 async fn connect(dir: &Path, args: &[&str]) -> Client {
-    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_packer")).configure(|c| {
+    let command = tokio::process::Command::from(common::packer()).configure(|c| {
         c.arg("mcp").args(args).current_dir(dir).env_clear();
     });
     let (transport, _stderr) = TokioChildProcess::builder(command)
@@ -165,7 +165,7 @@ async fn packs_a_directory_within_the_budget_counted_exactly() {
 
 /// `packer pack --dir DIR --format payload ARGS`, run in `cwd`.
 fn cli_payload(cwd: &Path, args: &[&str]) -> String {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_packer"))
+    let output = common::packer()
         .args(["pack", "--format", "payload"])
         .args(args)
         .current_dir(cwd)
@@ -327,7 +327,7 @@ async fn packs_documents_given_inline_like_the_command_line() {
         json!({"documents": guide_documents(), "budget": 112, "model": "gpt-4"}),
     )
     .await;
-    let cli = std::process::Command::new(env!("CARGO_BIN_EXE_packer"))
+    let cli = common::packer()
         .args(["pack", "fixtures/guide.json", "--format", "payload"])
         .current_dir(repo())
         .output()
@@ -544,7 +544,7 @@ async fn summary_text_puts_the_summary_after_the_payload_and_declares_no_output_
 
 #[test]
 fn a_root_that_is_not_a_directory_is_a_usage_error() {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_packer"))
+    let output = common::packer()
         .args(["mcp", "--root", "Cargo.toml"])
         .current_dir(repo())
         .stdin(Stdio::null())
@@ -569,7 +569,7 @@ async fn packs_in_every_envelope_like_the_command_line_with_a_capped_note() {
                    "noteOmissions": true, "noteOmissionsMax": 1}),
         )
         .await;
-        let cli = std::process::Command::new(env!("CARGO_BIN_EXE_packer"))
+        let cli = common::packer()
             .args(["pack", "fixtures/guide.json", "--format", "payload"])
             .args([
                 "--envelope",
@@ -660,7 +660,7 @@ const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","param
 impl Raw {
     /// Starts the server without a word said.
     fn silent(args: &[&str]) -> Raw {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_packer"))
+        let mut child = common::packer()
             .arg("mcp")
             .args(args)
             .current_dir(repo())
@@ -980,7 +980,7 @@ fn arguments_are_read_as_strictly_as_a_fixture_file() {
     let dir = tempfile::tempdir().unwrap();
     let fixture = dir.path().join("twice.json");
     fs::write(&fixture, format!(r#"{{"documents":[{twice}]}}"#)).unwrap();
-    let cli = std::process::Command::new(env!("CARGO_BIN_EXE_packer"))
+    let cli = common::packer()
         .args(["pack", "--budget", "100"])
         .arg(&fixture)
         .output()

@@ -2,6 +2,8 @@
 //! its CI recipe prints the right message for each exit status), and so do
 //! those of the reference in docs/.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -14,7 +16,7 @@ fn the_readme_report_example_is_current() {
         .expect("the README shows the report example")
         + command.len();
     let block = &readme[start..start + readme[start..].find("```").unwrap()];
-    let output = Command::new(env!("CARGO_BIN_EXE_packer"))
+    let output = common::packer()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(["pack", "fixtures/guide.json", "--format", "report"])
         .output()
@@ -130,7 +132,7 @@ fn the_markdown_envelope_example_is_current() {
         .expect("docs/envelopes.md shows the Markdown envelope example")
         + command.len();
     let block = &readme[start..start + readme[start..].find("`````").unwrap()];
-    let output = Command::new(env!("CARGO_BIN_EXE_packer"))
+    let output = common::packer()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args([
             "pack",

@@ -4,6 +4,8 @@
 //! tests/data/tokenizers/vectors.json by scripts/hf-reference/make-vectors.py;
 //! refusals of what cannot be counted exactly; malformed files.
 
+mod common;
+
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -233,8 +235,7 @@ fn count_and_pack_take_a_tokenizer_file_on_the_command_line() {
         .iter()
         .find(|c| c.tokenizer == "qwen3" && c.name == "code")
         .unwrap();
-    let out = Command::cargo_bin("packer")
-        .unwrap()
+    let out = Command::from_std(common::packer())
         .args(["count", "--tokenizer"])
         .arg(&path)
         .write_stdin(case.text.clone())
@@ -248,8 +249,7 @@ fn count_and_pack_take_a_tokenizer_file_on_the_command_line() {
         .iter()
         .find(|c| c.tokenizer == "qwen3" && c.name == "code")
         .unwrap();
-    let out = Command::cargo_bin("packer")
-        .unwrap()
+    let out = Command::from_std(common::packer())
         .args(["pack", "--format", "summary", "--tokenizer"])
         .arg(&path)
         .arg("-")
@@ -265,8 +265,7 @@ fn count_and_pack_take_a_tokenizer_file_on_the_command_line() {
         "{summary}"
     );
 
-    let out = Command::cargo_bin("packer")
-        .unwrap()
+    let out = Command::from_std(common::packer())
         .args(["validate", "--tokenizer"])
         .arg(&path)
         .arg("-")
@@ -281,8 +280,7 @@ fn count_and_pack_take_a_tokenizer_file_on_the_command_line() {
 }
 
 fn refused(path: &Path) -> (i32, String) {
-    let out = Command::cargo_bin("packer")
-        .unwrap()
+    let out = Command::from_std(common::packer())
         .args(["count", "--tokenizer"])
         .arg(path)
         .write_stdin("text")
@@ -392,8 +390,7 @@ fn malformed_files_are_refused_without_echoing_them() {
 #[test]
 fn tokenizer_conflicts_with_encoding_and_model() {
     for flag in [["--encoding", "o200k_base"], ["--model", "gpt-4o"]] {
-        Command::cargo_bin("packer")
-            .unwrap()
+        Command::from_std(common::packer())
             .args(["count", "--tokenizer", "x.json"])
             .args(flag)
             .write_stdin("text")

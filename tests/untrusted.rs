@@ -6,6 +6,8 @@
 //! from outside, a changed `.git/`, a replaced file, a hang).
 #![cfg(unix)]
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -86,11 +88,9 @@ struct Run {
 }
 
 fn packer_in(cwd: &Path, args: &[&str]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_packer"))
+    let output = common::packer()
         .current_dir(cwd)
         .args(args)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -799,11 +799,9 @@ struct Mcp {
 impl Mcp {
     fn start(root: &Path) -> Mcp {
         use std::io::BufRead;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_packer"))
+        let mut child = common::packer()
             .args(["mcp", "--root"])
             .arg(root)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -1196,7 +1194,7 @@ fn payload_out_refuses_standard_input_rule_files_and_the_git_directory() {
     let input = fixture(dir);
     let original = fs::read(&input).unwrap();
     // The fixture on standard input, redirected from the file.
-    let output = Command::new(env!("CARGO_BIN_EXE_packer"))
+    let output = common::packer()
         .current_dir(dir)
         .args([
             "pack",
@@ -1261,7 +1259,7 @@ fn a_git_program_in_the_tree_never_runs_even_with_a_relative_path_entry() {
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
     let path = format!(":.:{}", std::env::var("PATH").unwrap_or_default());
-    let output = Command::new(env!("CARGO_BIN_EXE_packer"))
+    let output = common::packer()
         .current_dir(&repo)
         .args(["pack", "--dir", ".", "--budget", "2000", "--git-order"])
         .env_clear()
@@ -1311,12 +1309,10 @@ fn a_blocked_git_does_not_outlive_a_killed_packer_for_long() {
         rustix::fs::Mode::RWXU,
     )
     .unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_packer"))
+    let mut child = common::packer()
         .args(["pack", "--dir"])
         .arg(&repo)
         .args(["--budget", "2000"])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
