@@ -487,6 +487,15 @@ impl<'a> Selector<'a> {
         }))
     }
 
+    /// Tries each of `order` in turn, keeping each that fits, then the
+    /// excerpts of those that did not (when excerpts are allowed).
+    fn try_in_order(&mut self, order: impl IntoIterator<Item = usize>) {
+        for index in order {
+            self.try_add(index);
+        }
+        self.add_excerpts();
+    }
+
     /// Adds `index` at the end if the envelope still fits; records the decision.
     fn try_add(&mut self, index: usize) -> bool {
         self.try_add_as(index, Reason::Fits)

@@ -23,20 +23,56 @@ impl Layout for Json {
         &SHAPE
     }
 
-    fn more(&self, count: usize) -> String {
-        more(count)
-    }
-
-    fn document(&self, entry: &Document, content: &str, excerpt: Option<&ExcerptLabel>) -> String {
-        document(entry, content, excerpt)
-    }
-
-    fn omitted(&self, entry: &Document) -> String {
-        omitted(entry)
-    }
-
     fn cut(&self) -> Cut {
         Cut::FinalRun
+    }
+
+    /// The text after the last listed omitted entry when `more` are not listed.
+    fn more(&self, more: usize) -> String {
+        format!(r#"omittedMore":{more}}}"#)
+    }
+
+    /// `id":ID,"url":URL,"format":FORMAT,"content":CONTENT}` (the entry after
+    /// its opening `{"`), with an `excerpt` key after `content` for an excerpt.
+    fn document(
+        &self,
+        document: &Document,
+        content: &str,
+        excerpt: Option<&ExcerptLabel>,
+    ) -> String {
+        let mut out = String::with_capacity(content.len() + document.url.len() + 64);
+        out.push_str(r#"id":"#);
+        push_string(&mut out, &document.id);
+        out.push_str(r#","url":"#);
+        push_string(&mut out, &document.url);
+        out.push_str(r#","format":""#);
+        out.push_str(document.format.name());
+        out.push_str(r#"","content":"#);
+        push_string(&mut out, content);
+        if let Some(excerpt) = excerpt {
+            out.push_str(r#","excerpt":{"query":"#);
+            push_string(&mut out, &excerpt.query);
+            out.push_str(r#","lines":"#);
+            push_string(&mut out, &excerpt.lines);
+            out.push_str(r#","ofChars":"#);
+            out.push_str(&excerpt.of_chars.to_string());
+            out.push('}');
+        }
+        out.push('}');
+        out
+    }
+
+    /// `id":ID,"url":URL,"reason":REASON}` (the entry after its opening `{"`).
+    fn omitted(&self, document: &Document) -> String {
+        let mut out = String::with_capacity(document.id.len() + document.url.len() + 64);
+        out.push_str(r#"id":"#);
+        push_string(&mut out, &document.id);
+        out.push_str(r#","url":"#);
+        push_string(&mut out, &document.url);
+        out.push_str(r#","reason":""#);
+        out.push_str(OMITTED_REASON);
+        out.push_str(r#""}"#);
+        out
     }
 }
 
@@ -61,52 +97,9 @@ const SHAPE: Shape = Shape {
     more_join: r#"],""#,
 };
 
-/// The text after the last listed omitted entry when `more` are not listed.
-fn more(more: usize) -> String {
-    format!(r#"omittedMore":{more}}}"#)
-}
-
 /// A JSON string literal, escaped exactly like `serde_json::to_string` and
 /// JavaScript's `JSON.stringify`.
 pub(super) fn push_string(out: &mut String, value: &str) {
     // Serializing a &str into a String cannot fail.
     out.push_str(&serde_json::to_string(value).unwrap_or_default());
-}
-
-/// `id":ID,"url":URL,"format":FORMAT,"content":CONTENT}` (the entry after
-/// its opening `{"`), with an `excerpt` key after `content` for an excerpt.
-fn document(document: &Document, content: &str, excerpt: Option<&ExcerptLabel>) -> String {
-    let mut out = String::with_capacity(content.len() + document.url.len() + 64);
-    out.push_str(r#"id":"#);
-    push_string(&mut out, &document.id);
-    out.push_str(r#","url":"#);
-    push_string(&mut out, &document.url);
-    out.push_str(r#","format":""#);
-    out.push_str(document.format.name());
-    out.push_str(r#"","content":"#);
-    push_string(&mut out, content);
-    if let Some(excerpt) = excerpt {
-        out.push_str(r#","excerpt":{"query":"#);
-        push_string(&mut out, &excerpt.query);
-        out.push_str(r#","lines":"#);
-        push_string(&mut out, &excerpt.lines);
-        out.push_str(r#","ofChars":"#);
-        out.push_str(&excerpt.of_chars.to_string());
-        out.push('}');
-    }
-    out.push('}');
-    out
-}
-
-/// `id":ID,"url":URL,"reason":REASON}` (the entry after its opening `{"`).
-fn omitted(document: &Document) -> String {
-    let mut out = String::with_capacity(document.id.len() + document.url.len() + 64);
-    out.push_str(r#"id":"#);
-    push_string(&mut out, &document.id);
-    out.push_str(r#","url":"#);
-    push_string(&mut out, &document.url);
-    out.push_str(r#","reason":""#);
-    out.push_str(OMITTED_REASON);
-    out.push_str(r#""}"#);
-    out
 }

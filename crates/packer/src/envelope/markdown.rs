@@ -46,20 +46,51 @@ impl Layout for Markdown {
         &SHAPE
     }
 
-    fn more(&self, count: usize) -> String {
-        more(count)
-    }
-
-    fn document(&self, entry: &Document, content: &str, excerpt: Option<&ExcerptLabel>) -> String {
-        document(entry, content, excerpt)
-    }
-
-    fn omitted(&self, entry: &Document) -> String {
-        omitted(entry)
-    }
-
     fn cut(&self) -> Cut {
         Cut::Newline { position: None }
+    }
+
+    /// The line counting the omitted documents not listed.
+    fn more(&self, more: usize) -> String {
+        format!("- and {more} more\n")
+    }
+
+    /// A document's entry, from its heading to its closing fence line.
+    fn document(
+        &self,
+        document: &Document,
+        content: &str,
+        excerpt: Option<&ExcerptLabel>,
+    ) -> String {
+        let fence = "`".repeat(fence(content));
+        let mut out = String::with_capacity(content.len() + document.url.len() + 96);
+        out.push_str("## ");
+        out.push_str(&document.id);
+        out.push_str("\nSource: ");
+        out.push_str(&document.url);
+        out.push('\n');
+        if let Some(excerpt) = excerpt {
+            out.push_str("Excerpt: lines ");
+            out.push_str(&excerpt.lines);
+            out.push_str(" of ");
+            out.push_str(&excerpt.of_chars.to_string());
+            out.push_str(" characters, for the query ");
+            super::json::push_string(&mut out, &excerpt.query);
+            out.push('\n');
+        }
+        out.push_str(&fence);
+        out.push_str(document.format.name());
+        out.push('\n');
+        out.push_str(content);
+        out.push('\n');
+        out.push_str(&fence);
+        out.push('\n');
+        out
+    }
+
+    /// `- {id}: {url}\n`.
+    fn omitted(&self, document: &Document) -> String {
+        format!("- {}: {}\n", document.id, document.url)
     }
 }
 
@@ -87,11 +118,6 @@ const SHAPE: Shape = Shape {
     more_join: "",
 };
 
-/// The line counting the omitted documents not listed.
-fn more(more: usize) -> String {
-    format!("- and {more} more\n")
-}
-
 /// The fence for `content`: one backtick more than its longest run, and at
 /// least three.
 fn fence(content: &str) -> usize {
@@ -106,39 +132,6 @@ fn fence(content: &str) -> usize {
         }
     }
     (longest + 1).max(3)
-}
-
-/// A document's entry, from its heading to its closing fence line.
-fn document(document: &Document, content: &str, excerpt: Option<&ExcerptLabel>) -> String {
-    let fence = "`".repeat(fence(content));
-    let mut out = String::with_capacity(content.len() + document.url.len() + 96);
-    out.push_str("## ");
-    out.push_str(&document.id);
-    out.push_str("\nSource: ");
-    out.push_str(&document.url);
-    out.push('\n');
-    if let Some(excerpt) = excerpt {
-        out.push_str("Excerpt: lines ");
-        out.push_str(&excerpt.lines);
-        out.push_str(" of ");
-        out.push_str(&excerpt.of_chars.to_string());
-        out.push_str(" characters, for the query ");
-        super::json::push_string(&mut out, &excerpt.query);
-        out.push('\n');
-    }
-    out.push_str(&fence);
-    out.push_str(document.format.name());
-    out.push('\n');
-    out.push_str(content);
-    out.push('\n');
-    out.push_str(&fence);
-    out.push('\n');
-    out
-}
-
-/// `- {id}: {url}\n`.
-fn omitted(document: &Document) -> String {
-    format!("- {}: {}\n", document.id, document.url)
 }
 
 #[cfg(test)]

@@ -26,22 +26,64 @@ impl Layout for Xml {
         &SHAPE
     }
 
-    fn more(&self, count: usize) -> String {
-        more(count)
-    }
-
-    fn document(&self, entry: &Document, content: &str, excerpt: Option<&ExcerptLabel>) -> String {
-        document(entry, content, excerpt)
-    }
-
-    fn omitted(&self, entry: &Document) -> String {
-        omitted(entry)
-    }
-
     fn cut(&self) -> Cut {
         Cut::Newline {
             position: Some(ENTRY_START),
         }
+    }
+
+    /// The count of omitted documents not listed, then the end of the list.
+    fn more(&self, more: usize) -> String {
+        format!("<omitted_more count=\"{more}\"/>\n</omitted_documents>")
+    }
+
+    /// A document entry after its position number: from the `"` closing
+    /// `index` to `</document>\n`. The content is as given, except that
+    /// `</document_content` is written `&lt;/document_content`.
+    fn document(
+        &self,
+        document: &Document,
+        content: &str,
+        excerpt: Option<&ExcerptLabel>,
+    ) -> String {
+        let mut out = String::with_capacity(content.len() + document.url.len() + 128);
+        out.push_str("\" id=\"");
+        push_attr(&mut out, &document.id);
+        out.push('"');
+        if let Some(excerpt) = excerpt {
+            out.push_str(" excerpt_query=\"");
+            push_attr(&mut out, &excerpt.query);
+            out.push_str("\" excerpt_lines=\"");
+            push_attr(&mut out, &excerpt.lines);
+            out.push_str("\" excerpt_of_chars=\"");
+            out.push_str(&excerpt.of_chars.to_string());
+            out.push('"');
+        }
+        out.push_str(">\n<source>");
+        push_text(&mut out, &document.url);
+        out.push_str("</source>\n<document_content>\n");
+        let mut rest = content;
+        while let Some(at) = rest.find("</document_content") {
+            out.push_str(&rest[..at]);
+            out.push_str("&lt;");
+            rest = &rest[at + 1..];
+        }
+        out.push_str(rest);
+        out.push_str("\n</document_content>\n</document>\n");
+        out
+    }
+
+    /// `<omitted id="{ATTR(id)}" reason="{REASON}">{TEXT(url)}</omitted>\n`.
+    fn omitted(&self, document: &Document) -> String {
+        let mut out = String::with_capacity(document.id.len() + document.url.len() + 64);
+        out.push_str("<omitted id=\"");
+        push_attr(&mut out, &document.id);
+        out.push_str("\" reason=\"");
+        out.push_str(OMITTED_REASON);
+        out.push_str("\">");
+        push_text(&mut out, &document.url);
+        out.push_str("</omitted>\n");
+        out
     }
 }
 
@@ -69,11 +111,6 @@ const SHAPE: Shape = Shape {
 /// What every document entry starts with, before its position number.
 const ENTRY_START: &str = "<document index=\"";
 
-/// The count of omitted documents not listed, then the end of the list.
-fn more(more: usize) -> String {
-    format!("<omitted_more count=\"{more}\"/>\n</omitted_documents>")
-}
-
 /// `ATTR(s)`: `&` `<` `>` `"` as entities, nothing else.
 fn push_attr(out: &mut String, value: &str) {
     for c in value.chars() {
@@ -97,48 +134,4 @@ fn push_text(out: &mut String, value: &str) {
             c => out.push(c),
         }
     }
-}
-
-/// A document entry after its position number: from the `"` closing
-/// `index` to `</document>\n`. The content is as given, except that
-/// `</document_content` is written `&lt;/document_content`.
-fn document(document: &Document, content: &str, excerpt: Option<&ExcerptLabel>) -> String {
-    let mut out = String::with_capacity(content.len() + document.url.len() + 128);
-    out.push_str("\" id=\"");
-    push_attr(&mut out, &document.id);
-    out.push('"');
-    if let Some(excerpt) = excerpt {
-        out.push_str(" excerpt_query=\"");
-        push_attr(&mut out, &excerpt.query);
-        out.push_str("\" excerpt_lines=\"");
-        push_attr(&mut out, &excerpt.lines);
-        out.push_str("\" excerpt_of_chars=\"");
-        out.push_str(&excerpt.of_chars.to_string());
-        out.push('"');
-    }
-    out.push_str(">\n<source>");
-    push_text(&mut out, &document.url);
-    out.push_str("</source>\n<document_content>\n");
-    let mut rest = content;
-    while let Some(at) = rest.find("</document_content") {
-        out.push_str(&rest[..at]);
-        out.push_str("&lt;");
-        rest = &rest[at + 1..];
-    }
-    out.push_str(rest);
-    out.push_str("\n</document_content>\n</document>\n");
-    out
-}
-
-/// `<omitted id="{ATTR(id)}" reason="{REASON}">{TEXT(url)}</omitted>\n`.
-fn omitted(document: &Document) -> String {
-    let mut out = String::with_capacity(document.id.len() + document.url.len() + 64);
-    out.push_str("<omitted id=\"");
-    push_attr(&mut out, &document.id);
-    out.push_str("\" reason=\"");
-    out.push_str(OMITTED_REASON);
-    out.push_str("\">");
-    push_text(&mut out, &document.url);
-    out.push_str("</omitted>\n");
-    out
 }

@@ -22,10 +22,7 @@ impl Select for InOrder {
         _required: &[usize],
         rest: &[&Document],
     ) -> Option<bool> {
-        for document in rest {
-            selector.try_add(document.index);
-        }
-        selector.add_excerpts();
+        selector.try_in_order(rest.iter().map(|document| document.index));
         None
     }
 }

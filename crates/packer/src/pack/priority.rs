@@ -25,10 +25,7 @@ impl Select for Priority {
         rest: &[&Document],
     ) -> Option<bool> {
         let order = priority_order(rest.iter().copied(), &selector.content_tokens);
-        for index in order {
-            selector.try_add(index);
-        }
-        selector.add_excerpts();
+        selector.try_in_order(order);
         None
     }
 }
