@@ -26,7 +26,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 
-use packer::error::{EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
+use packer::error::{CommandLine, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, Names, Setting};
 use packer::output::{ErrorList, ErrorRecord};
 use packer::{Counter, Encoding, Fixture, Limits, Request, Tokenizer};
 
@@ -100,7 +100,7 @@ impl ToolError {
     /// capture bytes. For several problems, the first one's.
     pub fn message(&self) -> String {
         match self {
-            ToolError::Packer(error) => in_argument_names(error.to_string()),
+            ToolError::Packer(error) => in_argument_names(error),
             ToolError::OutsideRoot => "the path lies outside every root this server may read \
                  (its --root directories); give a path inside one of them"
                 .into(),
@@ -139,7 +139,7 @@ impl ToolError {
                 problem.at = None;
                 ErrorRecord {
                     code: problem.error.code(),
-                    message: in_argument_names(problem.message()),
+                    message: problem.message_with(&ToolArguments),
                     document: problem.document,
                     field: problem.field,
                     line: None,
@@ -154,34 +154,30 @@ impl ToolError {
     }
 }
 
-/// The command-line flags the library's messages name, and the tool
-/// arguments that do the same (longer flags first: one may start another),
-/// and the fixture, which here is the request.
-const ARGUMENT_NAMES: [(&str, &str); 13] = [
-    ("the --tokenizer file", "the tokenizer file"),
-    ("the fixture at ", "the request at "),
-    ("--note-omissions-max", "the argument noteOmissionsMax"),
-    ("--note-omissions", "the argument noteOmissions"),
-    ("--excerpt-query", "the argument excerptQuery"),
-    ("--base-url", "the argument baseUrl"),
-    ("--tokenizer", "the argument tokenizer"),
-    ("--priority", "the argument priorities"),
-    ("--envelope", "the argument envelope"),
-    ("--encoding", "the argument encoding"),
-    ("--policy", "the argument policy"),
-    ("--model", "the argument model"),
-    ("--glob", "the argument globs"),
-];
+/// The tool arguments that do what the command line's flags do, as the
+/// library's messages name them here; the request is the fixture.
+struct ToolArguments;
+
+impl Names for ToolArguments {
+    fn name(&self, setting: Setting) -> &'static str {
+        match setting {
+            Setting::TokenizerFile => "the tokenizer file",
+            Setting::FixtureAt => "the request at",
+            Setting::NoteOmissions => "the argument noteOmissions",
+            Setting::NoteOmissionsMax => "the argument noteOmissionsMax",
+            Setting::BaseUrl => "the argument baseUrl",
+            Setting::Glob => "the argument globs",
+            Setting::GlobPattern => "an entry of the argument globs",
+            Setting::Encoding => "the argument encoding",
+            _ => CommandLine.name(setting),
+        }
+    }
+}
 
 /// A library message as a tool caller reads it: a flag that has a tool
 /// argument is named by that argument.
-fn in_argument_names(mut message: String) -> String {
-    for (flag, argument) in ARGUMENT_NAMES {
-        if message.contains(flag) {
-            message = message.replace(flag, argument);
-        }
-    }
-    message
+fn in_argument_names(error: &packer::Error) -> String {
+    error.message(&ToolArguments)
 }
 
 impl From<packer::Error> for ToolError {

@@ -6,6 +6,56 @@
 
 use std::fmt;
 
+/// A setting that error messages name, which each front end spells its own
+/// way: `--tokenizer` on the command line, `the argument tokenizer` over
+/// MCP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Setting {
+    /// The tokenizer file, as the subject of a message (`the --tokenizer
+    /// file`).
+    TokenizerFile,
+    /// Where a schema problem is, before its position (`the fixture at`).
+    FixtureAt,
+    /// Omission notes (`--note-omissions`).
+    NoteOmissions,
+    /// The cap on listed omissions (`--note-omissions-max`).
+    NoteOmissionsMax,
+    /// The base url of collected files (`--base-url`).
+    BaseUrl,
+    /// The globs that choose collected files (`--glob`).
+    Glob,
+    /// One glob, as the subject of a message (`a --glob pattern`).
+    GlobPattern,
+    /// The encoding (`--encoding`).
+    Encoding,
+}
+
+/// How a front end spells the settings that messages name.
+pub trait Names {
+    /// `setting` as the front end's user gives it.
+    fn name(&self, setting: Setting) -> &'static str;
+}
+
+/// The command line's flags: what [`Error`]'s `Display` says.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CommandLine;
+
+impl Names for CommandLine {
+    fn name(&self, setting: Setting) -> &'static str {
+        match setting {
+            Setting::TokenizerFile => "the --tokenizer file",
+            Setting::FixtureAt => "the fixture at",
+            Setting::NoteOmissions => "--note-omissions",
+            Setting::NoteOmissionsMax => "--note-omissions-max",
+            Setting::BaseUrl => "--base-url",
+            Setting::Glob => "--glob",
+            Setting::GlobPattern => "a --glob pattern",
+            Setting::Encoding => "--encoding",
+        }
+    }
+}
+
 /// Where in a fixture a JSON-level problem sits (1-based line and column).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Position {
@@ -229,7 +279,12 @@ pub struct Problem {
 impl Problem {
     /// The message with its position: `... at line L column C; hint`.
     pub fn message(&self) -> String {
-        let message = self.error.to_string();
+        self.message_with(&CommandLine)
+    }
+
+    /// [`Problem::message`], with the settings spelled by `names`.
+    pub fn message_with(&self, names: &dyn Names) -> String {
+        let message = self.error.message(names);
         let Some(at) = self.at else {
             return message;
         };
@@ -307,7 +362,7 @@ pub enum Error {
         at: Position,
     },
     /// The fixture does not have the schema's shape.
-    #[error("{} {}", schema_subject(place), problem.describe())]
+    #[error("{}", self.message(&CommandLine))]
     InvalidSchema {
         /// Where.
         place: SchemaPlace,
@@ -324,32 +379,28 @@ pub enum Error {
         known: &'static [&'static str],
     },
     /// `--model` names a model with no known encoding.
-    #[error("{}", unknown_model_message(nearest))]
+    #[error("{}", self.message(&CommandLine))]
     UnknownModel {
         /// The known model names nearest to the one given.
         nearest: Vec<&'static str>,
     },
     /// The `--tokenizer` file cannot be read.
-    #[error("cannot read the --tokenizer file ({kind}); check the path and its permissions")]
+    #[error("{}", self.message(&CommandLine))]
     UnreadableTokenizer {
         /// The operating system's kind of failure.
         kind: std::io::ErrorKind,
     },
     /// The `--tokenizer` path names a directory, a FIFO or a device.
-    #[error(
-        "the --tokenizer file is not a regular file (a directory, FIFO or device); give the path of a tokenizer.json or tekken.json"
-    )]
+    #[error("{}", self.message(&CommandLine))]
     TokenizerNotAFile,
     /// The `--tokenizer` file is not a well-formed tokenizer.json or tekken.json.
-    #[error("the --tokenizer file is not a well-formed tokenizer.json or tekken.json: {problem}")]
+    #[error("{}", self.message(&CommandLine))]
     InvalidTokenizer {
         /// What is wrong, with a position or a count (never the file's text).
         problem: String,
     },
     /// The `--tokenizer` file uses something packer cannot count exactly.
-    #[error(
-        "the --tokenizer file uses {component}, which packer cannot count exactly; it refuses rather than count approximately"
-    )]
+    #[error("{}", self.message(&CommandLine))]
     UnsupportedTokenizer {
         /// The component, by its type name (never the file's text).
         component: String,
@@ -439,7 +490,7 @@ pub enum Error {
     },
     /// Several problems of one fixture (at most [`MAX_PROBLEMS`], then a
     /// count). Its code and status are the first problem's.
-    #[error("{}", problems_message(problems, *more))]
+    #[error("{}", self.message(&CommandLine))]
     Problems {
         /// The problems, in the order of the fixture.
         problems: Vec<Problem>,
@@ -447,7 +498,7 @@ pub enum Error {
         more: usize,
     },
     /// Even the envelope with no documents exceeds the budget.
-    #[error("{}", empty_envelope_message(*needed, *available, *without_notes))]
+    #[error("{}", self.message(&CommandLine))]
     EmptyEnvelopeDoesNotFit {
         /// Tokens of the empty envelope (with its omission notes, if any).
         needed: usize,
@@ -483,15 +534,13 @@ pub enum Error {
     )]
     EmptyQuery,
     /// `--base-url` is not an absolute http(s) URL without credentials.
-    #[error("--base-url must be an absolute http or https URL with a host and no credentials")]
+    #[error("{}", self.message(&CommandLine))]
     InvalidBaseUrl,
     /// A `--glob` pattern does not parse.
-    #[error("a --glob pattern is not a valid glob")]
+    #[error("{}", self.message(&CommandLine))]
     InvalidGlob,
     /// No `--base-url` and no Git remote to derive it from.
-    #[error(
-        "--base-url is required: the directory is not the top of a Git checkout with a commit and a {forges} remote (packer reads only the directory's own .git, never a parent's: for a subdirectory, give the checkout's top and --glob 'SUBDIR/**')"
-    )]
+    #[error("{}", self.message(&CommandLine))]
     BaseUrlRequired {
         /// The forges whose remotes give urls.
         forges: &'static str,
@@ -511,10 +560,7 @@ pub enum Error {
     )]
     PathOutsideRoot,
     /// The directory holds more files than `--max-files`.
-    #[error(
-        "the directory holds {} files, more than the limit of {limit}; narrow it with --glob or raise --max-files",
-        if *counted_all { format!("{files}") } else { format!("at least {files}") }
-    )]
+    #[error("{}", self.message(&CommandLine))]
     TooManyFiles {
         /// The limit.
         limit: usize,
@@ -524,9 +570,7 @@ pub enum Error {
         counted_all: bool,
     },
     /// The collected files hold more text than `--max-total-bytes`.
-    #[error(
-        "the files to collect hold {bytes} bytes, more than the limit of {limit} bytes of text; narrow them with --glob or raise --max-total-bytes"
-    )]
+    #[error("{}", self.message(&CommandLine))]
     TooMuchText {
         /// The limit in bytes.
         limit: u64,
@@ -560,9 +604,9 @@ pub enum Error {
     },
 }
 
-fn schema_subject(place: &SchemaPlace) -> String {
+fn schema_subject(place: &SchemaPlace, names: &dyn Names) -> String {
     match place {
-        SchemaPlace::At(position) => format!("the fixture at {position}"),
+        SchemaPlace::At(position) => format!("{} {position}", names.name(Setting::FixtureAt)),
         SchemaPlace::Path(path) => path.clone(),
     }
 }
@@ -647,8 +691,11 @@ fn field_message(
     }
 }
 
-fn problems_message(problems: &[Problem], more: usize) -> String {
-    let mut message = problems.first().map(Problem::message).unwrap_or_default();
+fn problems_message(problems: &[Problem], more: usize, names: &dyn Names) -> String {
+    let mut message = problems
+        .first()
+        .map(|problem| problem.message_with(names))
+        .unwrap_or_default();
     let rest = problems.len().saturating_sub(1) + more;
     if rest > 0 {
         message.push_str(&format!(
@@ -659,10 +706,11 @@ fn problems_message(problems: &[Problem], more: usize) -> String {
     message
 }
 
-fn unknown_model_message(nearest: &[&str]) -> String {
-    let mut message =
-        "the model has no known encoding; give --encoding instead (see `packer encodings`)"
-            .to_owned();
+fn unknown_model_message(nearest: &[&str], names: &dyn Names) -> String {
+    let mut message = format!(
+        "the model has no known encoding; give {} instead (see `packer encodings`)",
+        names.name(Setting::Encoding)
+    );
     if !nearest.is_empty() {
         message.push_str(&format!("; nearest known models: {}", nearest.join(", ")));
     }
@@ -670,13 +718,20 @@ fn unknown_model_message(nearest: &[&str]) -> String {
 }
 
 /// The message of `empty-envelope-does-not-fit`, in one place.
-fn empty_envelope_message(needed: usize, available: u64, without_notes: Option<usize>) -> String {
+fn empty_envelope_message(
+    needed: usize,
+    available: u64,
+    without_notes: Option<usize>,
+    names: &dyn Names,
+) -> String {
     let short = needed as u64 - available.min(needed as u64);
     match without_notes {
         Some(bare) if bare as u64 <= available => format!(
             "the omission note does not fit: the empty envelope with its note needs {needed} tokens \
-             but only {available} are available (short by {short}); without --note-omissions it \
-             needs {bare}; lower --note-omissions-max to list fewer documents"
+             but only {available} are available (short by {short}); without {} it \
+             needs {bare}; lower {} to list fewer documents",
+            names.name(Setting::NoteOmissions),
+            names.name(Setting::NoteOmissionsMax)
         ),
         _ => format!(
             "the empty envelope needs {needed} tokens but only {available} are available \
@@ -837,6 +892,71 @@ impl Error {
         }
     }
 
+    /// The message, with the settings it names spelled by `names` (the
+    /// `Display` text is `message(&CommandLine)`). Every front end renders
+    /// an error through this one function.
+    pub fn message(&self, names: &dyn Names) -> String {
+        let name = |setting| names.name(setting);
+        match self {
+            Error::UnreadableTokenizer { kind } => format!(
+                "cannot read {} ({kind}); check the path and its permissions",
+                name(Setting::TokenizerFile)
+            ),
+            Error::TokenizerNotAFile => format!(
+                "{} is not a regular file (a directory, FIFO or device); give the path of a \
+                 tokenizer.json or tekken.json",
+                name(Setting::TokenizerFile)
+            ),
+            Error::InvalidTokenizer { problem } => format!(
+                "{} is not a well-formed tokenizer.json or tekken.json: {problem}",
+                name(Setting::TokenizerFile)
+            ),
+            Error::UnsupportedTokenizer { component } => format!(
+                "{} uses {component}, which packer cannot count exactly; it refuses rather than \
+                 count approximately",
+                name(Setting::TokenizerFile)
+            ),
+            Error::InvalidBaseUrl => format!(
+                "{} must be an absolute http or https URL with a host and no credentials",
+                name(Setting::BaseUrl)
+            ),
+            Error::InvalidGlob => format!("{} is not a valid glob", name(Setting::GlobPattern)),
+            Error::BaseUrlRequired { forges } => format!(
+                "{} is required: the directory is not the top of a Git checkout with a commit and \
+                 a {forges} remote (packer reads only the directory's own .git, never a parent's: \
+                 for a subdirectory, give the checkout's top and {} 'SUBDIR/**')",
+                name(Setting::BaseUrl),
+                name(Setting::Glob)
+            ),
+            Error::TooManyFiles {
+                limit,
+                files,
+                counted_all,
+            } => format!(
+                "the directory holds {}{files} files, more than the limit of {limit}; narrow it \
+                 with {} or raise --max-files",
+                if *counted_all { "" } else { "at least " },
+                name(Setting::Glob)
+            ),
+            Error::TooMuchText { limit, bytes } => format!(
+                "the files to collect hold {bytes} bytes, more than the limit of {limit} bytes of \
+                 text; narrow them with {} or raise --max-total-bytes",
+                name(Setting::Glob)
+            ),
+            Error::InvalidSchema { place, problem } => {
+                format!("{} {}", schema_subject(place, names), problem.describe())
+            }
+            Error::UnknownModel { nearest } => unknown_model_message(nearest, names),
+            Error::Problems { problems, more } => problems_message(problems, *more, names),
+            Error::EmptyEnvelopeDoesNotFit {
+                needed,
+                available,
+                without_notes,
+            } => empty_envelope_message(*needed, *available, *without_notes, names),
+            other => other.to_string(),
+        }
+    }
+
     /// For `empty-envelope-does-not-fit` and `required-does-not-fit`: how
     /// many tokens are missing.
     pub fn shortfall_tokens(&self) -> Option<u64> {
@@ -895,6 +1015,108 @@ mod tests {
                 .ends_with(
                     "without --note-omissions it needs 4; lower --note-omissions-max to list fewer documents"
                 )
+        );
+    }
+
+    /// A front end's own spelling of every setting a message names.
+    struct Marked;
+
+    impl Names for Marked {
+        fn name(&self, setting: Setting) -> &'static str {
+            match setting {
+                Setting::TokenizerFile => "<tokenizer file>",
+                Setting::FixtureAt => "<fixture> at",
+                Setting::NoteOmissions => "<notes>",
+                Setting::NoteOmissionsMax => "<notes max>",
+                Setting::BaseUrl => "<base url>",
+                Setting::Glob => "<globs>",
+                Setting::GlobPattern => "<a glob>",
+                Setting::Encoding => "<encoding>",
+            }
+        }
+    }
+
+    #[test]
+    fn messages_spell_the_settings_as_the_front_end_does() {
+        let errors = [
+            Error::UnreadableTokenizer {
+                kind: std::io::ErrorKind::NotFound,
+            },
+            Error::TokenizerNotAFile,
+            Error::InvalidTokenizer {
+                problem: "no model".into(),
+            },
+            Error::UnsupportedTokenizer {
+                component: "a normalizer".into(),
+            },
+            Error::InvalidBaseUrl,
+            Error::InvalidGlob,
+            Error::BaseUrlRequired { forges: "GitHub" },
+            Error::TooManyFiles {
+                limit: 3,
+                files: 7,
+                counted_all: false,
+            },
+            Error::TooMuchText { limit: 5, bytes: 9 },
+            Error::InvalidSchema {
+                place: SchemaPlace::At(Position { line: 1, column: 2 }),
+                problem: SchemaProblem::DuplicateKey,
+            },
+            Error::UnknownModel {
+                nearest: vec!["gpt-4o"],
+            },
+            Error::EmptyEnvelopeDoesNotFit {
+                needed: 9,
+                available: 8,
+                without_notes: Some(4),
+            },
+        ];
+        for error in &errors {
+            let flags = error.message(&CommandLine);
+            assert_eq!(flags, error.to_string());
+            assert!(
+                flags.contains("--") || flags.contains("the fixture at"),
+                "{flags}"
+            );
+            let marked = error.message(&Marked);
+            assert!(marked.contains('<'), "{marked}");
+            assert!(
+                !marked.contains("--tokenizer") && !marked.contains("--glob"),
+                "{marked}"
+            );
+            assert!(
+                !marked.contains("--base-url") && !marked.contains("--note"),
+                "{marked}"
+            );
+            assert!(!marked.contains("--encoding"), "{marked}");
+        }
+        assert_eq!(
+            Error::TooManyFiles {
+                limit: 3,
+                files: 7,
+                counted_all: false
+            }
+            .to_string(),
+            "the directory holds at least 7 files, more than the limit of 3; narrow it with --glob \
+             or raise --max-files"
+        );
+        assert_eq!(
+            Error::InvalidGlob.message(&Marked),
+            "<a glob> is not a valid glob"
+        );
+        // A problem's message carries the spelling too.
+        let problems = Error::Problems {
+            problems: vec![Problem {
+                error: errors[9].clone(),
+                document: None,
+                field: None,
+                at: None,
+            }],
+            more: 0,
+        };
+        assert_eq!(
+            problems.message(&Marked),
+            "<fixture> at line 1 column 2 has the same key twice"
         );
     }
 

@@ -204,7 +204,7 @@ fn read_text(line: Arc<String>) -> Read {
         }
         Err(_) => {
             let message = match packer::json::check(text) {
-                Err(error) => super::in_argument_names(error.to_string()),
+                Err(error) => super::in_argument_names(&error),
                 Ok(()) => "the message is not JSON".into(),
             };
             return Read::Refused(Refusal::new(
@@ -263,7 +263,7 @@ fn read_text(line: Arc<String>) -> Read {
         };
         return answer(
             code,
-            format!("{kind}: {}", super::in_argument_names(error.to_string())),
+            format!("{kind}: {}", super::in_argument_names(&error)),
         );
     }
 
