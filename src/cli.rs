@@ -636,7 +636,7 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
         Some(dir) => {
             let collection = args.collect.collect(dir)?;
             read.extend(&collection.opened);
-            packer::collect::fixture(&collection)?
+            packer_collect::fixture(&collection)?
         }
         None => args.input.load()?,
     };
@@ -741,7 +741,7 @@ fn focus(args: FocusArgs) -> Result<i32, Error> {
 fn collect(args: CollectArgs) -> Result<i32, Error> {
     let collection = args.collect.collect(&args.dir)?;
     let budget = args.budget.partial();
-    write_stdout(packer::collect::fixture_json(&collection, &budget).as_bytes())?;
+    write_stdout(packer_collect::fixture_json(&collection, &budget).as_bytes())?;
     Ok(EXIT_OK)
 }
 

@@ -7,7 +7,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use packer::collect::{self, CollectOptions, Collection};
+use packer_collect::{self as collect, CollectOptions, Collection};
 
 /// Writes `files` (path, content) under `root`, creating directories.
 fn write_tree(root: &Path, files: &[(&str, &str)]) {

@@ -105,7 +105,7 @@ fn peak_memory_is_proportional_to_the_input() {
 /// small one.
 #[test]
 fn a_huge_file_is_refused_without_being_read() {
-    use packer::collect::{self, CollectOptions};
+    use packer_collect::{self as collect, CollectOptions};
     let _turn = MEASURING
         .lock()
         .unwrap_or_else(|poison| poison.into_inner());

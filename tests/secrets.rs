@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use packer::collect::secrets;
+use packer_collect::secrets;
 
 /// Every regular file under `dir`, sorted, skipping `.git/` and `target/`.
 fn files(dir: &Path) -> Vec<PathBuf> {

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use packer::collect::{self, CollectOptions};
+use packer_collect::{self as collect, CollectOptions};
 
 const MARKER: &str = "OUTSIDE-THE-ROOT-7f3a9c";
 

@@ -2,7 +2,7 @@
 //! standard input and output, for agent launchers.
 //!
 //! A thin front end: each tool call's arguments become the library's
-//! request types ([`packer::Request`], [`packer::collect::CollectOptions`]),
+//! request types ([`packer::Request`], [`packer_collect::CollectOptions`]),
 //! the library packs, and the outcome goes back as the payload text plus a
 //! compact summary. Standard output carries only the protocol; anything
 //! else goes to standard error. The server reads only inside its roots,
@@ -224,7 +224,7 @@ impl Server {
             .string("path")?
             .ok_or_else(|| ToolError::Usage("the argument 'path' is missing".into()))?;
         let request = request(&args, &self.roots)?;
-        let options = packer::collect::CollectOptions {
+        let options = packer_collect::CollectOptions {
             // Checked again on the opened directory: a link swapped in
             // after `resolve` is caught.
             confine: self.roots.paths().to_vec(),
@@ -238,19 +238,19 @@ impl Server {
                 packer::output::terminal_safe(path)
             )));
         }
-        let collection = match packer::collect::collect(&dir, &options, |_| {}) {
+        let collection = match packer_collect::collect(&dir, &options, |_| {}) {
             // Without a Git remote to derive urls from, files get urls under
             // a reserved name rather than failing the call.
             Err(packer::Error::BaseUrlRequired { .. }) if options.base_url.is_none() => {
-                let options = packer::collect::CollectOptions {
+                let options = packer_collect::CollectOptions {
                     base_url: Some(tools::default_base_url()),
                     ..options
                 };
-                packer::collect::collect(&dir, &options, |_| {})?
+                packer_collect::collect(&dir, &options, |_| {})?
             }
             collected => collected?,
         };
-        let fixture = packer::collect::fixture(&collection)?;
+        let fixture = packer_collect::fixture(&collection)?;
         let outcome = packer::pack(&fixture, &request).map_err(packer::Failure::into_error)?;
         let summary = PackSummary::new(&fixture, &outcome).with_files(&collection);
         Ok(Answer {

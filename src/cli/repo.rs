@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use packer::Error;
-use packer::collect::{self, CollectOptions, Collection, PriorityRule, TreeOption};
+use packer_collect::{self as collect, CollectOptions, Collection, PriorityRule, TreeOption};
 
 /// What to collect and how (every flag here needs the directory).
 #[derive(Debug, Args)]

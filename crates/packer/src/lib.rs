@@ -64,7 +64,6 @@
 mod architecture;
 pub mod batch;
 pub mod budget;
-pub mod collect;
 pub mod envelope;
 pub mod error;
 pub mod files;

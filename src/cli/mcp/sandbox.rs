@@ -7,7 +7,7 @@
 //! refused without asking the file system whether it exists. Then it is
 //! canonicalized, which resolves every symbolic link, and checked again: a
 //! link inside a root that leads out is refused the same way. The walk that
-//! follows never follows links (see `packer::collect`).
+//! follows never follows links (see `packer_collect`).
 
 use std::path::{Component, Path, PathBuf};
 

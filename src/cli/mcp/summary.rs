@@ -4,9 +4,9 @@
 
 use serde::Serialize;
 
-use packer::collect::{Collection, SkipReason};
 use packer::output::Method;
 use packer::{Fixture, Outcome};
+use packer_collect::{Collection, SkipReason};
 
 /// The most skipped documents (and unusable files) listed by name; the rest
 /// are counted.

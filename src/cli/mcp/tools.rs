@@ -14,10 +14,10 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use packer::budget::MAX_BUDGET_VALUE;
-use packer::collect::{self, CollectOptions, PriorityRule, TreeOption};
 use packer::envelope::DEFAULT_NOTE_OMISSIONS_MAX;
 use packer::pack::ExcerptOptions;
 use packer::{Encoding, Envelope, Options, PartialBudget, Policy};
+use packer_collect::{self as collect, CollectOptions, PriorityRule, TreeOption};
 
 use super::ToolError;
 use super::jsonrpc::{RawArguments, in_request};

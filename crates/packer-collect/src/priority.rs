@@ -5,7 +5,7 @@ use std::path::Path;
 
 use ignore::overrides::{Override, OverrideBuilder};
 
-use crate::error::Error;
+use packer::error::Error;
 
 /// The range of a document's `priority` (SPEC §1).
 pub const PRIORITY_RANGE: std::ops::RangeInclusive<i64> = -1000..=1000;

@@ -18,7 +18,7 @@
 //!
 //! Every front end (`packer collect`, `packer pack --dir`, the MCP server)
 //! builds a [`CollectOptions`] and calls [`collect()`]; [`fixture()`] turns
-//! the result into a [`Fixture`] for [`crate::pack()`].
+//! the result into a [`Fixture`] for [`packer::pack()`].
 
 pub mod git;
 mod ignores;
@@ -32,10 +32,10 @@ use std::path::{Component, Path, PathBuf};
 use ignore::overrides::{Override, OverrideBuilder};
 use serde::Serialize;
 
-use crate::budget::PartialBudget;
-use crate::error::Error;
-use crate::files::{self, FileId};
-use crate::fixture::{Fixture, Limits};
+use packer::budget::PartialBudget;
+use packer::error::Error;
+use packer::files::{self, FileId};
+use packer::fixture::{Fixture, Limits};
 
 pub use priority::PriorityRule;
 
