@@ -348,22 +348,30 @@ pub enum FormatArg {
 
 /// The library's policies, each with its one-line description.
 pub(crate) fn policy_names() -> impl clap::builder::TypedValueParser<Value = Policy> {
-    use clap::builder::TypedValueParser as _;
-    clap::builder::PossibleValuesParser::new(
-        Policy::ALL.map(|policy| {
-            clap::builder::PossibleValue::new(policy.name()).help(policy.description())
-        }),
-    )
-    .try_map(|name| name.parse::<Policy>())
+    library_values(Policy::ALL.map(|p| (p.name(), p.description())))
 }
 
 /// The library's layouts, each with its one-line description.
 pub(crate) fn envelope_names() -> impl clap::builder::TypedValueParser<Value = Envelope> {
+    library_values(Envelope::ALL.map(|e| (e.name(), e.description())))
+}
+
+/// A flag's values from one of the library's lists: `(name, description)`
+/// each, parsed back with the library's `FromStr`.
+fn library_values<T>(
+    values: impl IntoIterator<Item = (&'static str, &'static str)>,
+) -> impl clap::builder::TypedValueParser<Value = T>
+where
+    T: std::str::FromStr + Clone + Send + Sync + 'static,
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
     use clap::builder::TypedValueParser as _;
-    clap::builder::PossibleValuesParser::new(Envelope::ALL.map(|envelope| {
-        clap::builder::PossibleValue::new(envelope.name()).help(envelope.description())
-    }))
-    .try_map(|name| name.parse::<Envelope>())
+    clap::builder::PossibleValuesParser::new(
+        values
+            .into_iter()
+            .map(|(name, help)| clap::builder::PossibleValue::new(name).help(help)),
+    )
+    .try_map(|name| name.parse::<T>())
 }
 
 fn encoding_names() -> clap::builder::PossibleValuesParser {

@@ -165,31 +165,20 @@ fn policy(py: Python<'_>, name: Option<&str>) -> PyResult<Policy> {
     let Some(name) = name else {
         return Ok(Policy::default());
     };
-    Policy::ALL
-        .into_iter()
-        .find(|policy| policy.name() == name)
-        .ok_or_else(|| {
-            usage(
-                py,
-                format!(
-                    "policy must be one of {}",
-                    Policy::ALL.map(Policy::name).join(", ")
-                ),
-            )
-        })
+    name.parse().map_err(|_| {
+        let names = Policy::names().join(", ");
+        usage(py, format!("policy must be one of {names}"))
+    })
 }
 
 fn envelope(py: Python<'_>, name: Option<&str>) -> PyResult<Envelope> {
     let Some(name) = name else {
         return Ok(Envelope::default());
     };
-    Envelope::ALL
-        .into_iter()
-        .find(|envelope| envelope.name() == name)
-        .ok_or_else(|| {
-            let names: Vec<&str> = Envelope::names().collect();
-            usage(py, format!("envelope must be one of {}", names.join(", ")))
-        })
+    name.parse().map_err(|_| {
+        let names = Envelope::names().join(", ");
+        usage(py, format!("envelope must be one of {names}"))
+    })
 }
 
 /// The fixture's bytes: `bytes` as given, `str` as UTF-8, anything else
@@ -434,8 +423,8 @@ fn packer_context(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PackerError", m.py().get_type::<PackerError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // The names packer knows, from the library's own lists.
-    m.add("POLICIES", Policy::ALL.map(Policy::name).to_vec())?;
-    m.add("ENVELOPES", Envelope::names().collect::<Vec<_>>())?;
+    m.add("POLICIES", Policy::names().to_vec())?;
+    m.add("ENVELOPES", Envelope::names().to_vec())?;
     m.add("ENCODINGS", Encoding::ALL.map(Encoding::name).to_vec())?;
     Ok(())
 }

@@ -167,8 +167,8 @@ impl Envelope {
     };
 
     /// The names of [`Envelope::ALL`], in the same order.
-    pub fn names() -> impl Iterator<Item = &'static str> {
-        Envelope::ALL.into_iter().map(Envelope::name)
+    pub fn names() -> [&'static str; LAYOUTS.len()] {
+        Envelope::ALL.map(Envelope::name)
     }
 
     /// The name used on the command line and in the output.

@@ -135,6 +135,11 @@ impl Policy {
         all
     };
 
+    /// The names of [`Policy::ALL`], in the same order.
+    pub fn names() -> [&'static str; POLICIES.len()] {
+        Policy::ALL.map(Policy::name)
+    }
+
     /// The name used on the command line and in the output.
     pub fn name(self) -> &'static str {
         self.select().name()

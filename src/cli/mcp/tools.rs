@@ -199,7 +199,7 @@ fn pack_properties() -> Map<String, Value> {
         "tokenizer": tokenizer_property(),
         "policy": {
             "type": "string",
-            "enum": Policy::ALL.map(Policy::name),
+            "enum": Policy::names(),
             "default": Policy::default().name(),
             "description": "in-order: try documents in order, keep each that fits. priority: \
                             highest `priority` first, then smaller documents. max-fill: the \
@@ -220,7 +220,7 @@ fn pack_properties() -> Map<String, Value> {
         },
         "envelope": {
             "type": "string",
-            "enum": Envelope::names().collect::<Vec<_>>(),
+            "enum": Envelope::names(),
             "default": Envelope::default().name(),
             "description": "The payload's layout. json: {\"documents\":[...]}. xml: \
                             <document index id><source>url</source><document_content>; \
@@ -370,7 +370,7 @@ fn pack_summary_schema(directory: bool) -> Value {
         "encoding": {"type": "string", "description": "The encoding counted with, or tokenizer:FILE-NAME."},
         "tokenizerSha256": {"type": "string", "description": "With a tokenizer file: its SHA-256."},
         "policy": {"type": "string"},
-        "envelope": {"type": "string", "enum": Envelope::names().collect::<Vec<_>>()},
+        "envelope": {"type": "string", "enum": Envelope::names()},
         "optimal": {"type": "boolean", "description": "max-fill only: proven the fullest choice."},
         "availableTokens": {"type": "integer"},
         "usedTokens": {"type": "integer", "description": "The exact count of the payload text."},
@@ -585,15 +585,12 @@ impl<'a> Arguments<'a> {
     pub fn options(&self) -> Result<Options, ToolError> {
         let policy = match self.string("policy")? {
             None => Policy::default(),
-            Some(name) => Policy::ALL
-                .into_iter()
-                .find(|p| p.name() == name)
-                .ok_or_else(|| {
-                    ToolError::Usage(format!(
-                        "the argument 'policy' must be one of {}",
-                        Policy::ALL.map(Policy::name).join(", ")
-                    ))
-                })?,
+            Some(name) => name.parse().map_err(|_| {
+                ToolError::Usage(format!(
+                    "the argument 'policy' must be one of {}",
+                    Policy::names().join(", ")
+                ))
+            })?,
         };
         Ok(Options {
             policy,
@@ -610,7 +607,7 @@ impl<'a> Arguments<'a> {
                 Some(name) => name.parse().map_err(|_| {
                     ToolError::Usage(format!(
                         "the argument 'envelope' must be one of {}",
-                        Envelope::names().collect::<Vec<_>>().join(", ")
+                        Envelope::names().join(", ")
                     ))
                 })?,
             },
