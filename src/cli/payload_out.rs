@@ -71,10 +71,7 @@ impl ReadFiles {
         {
             return Err(Error::PayloadOutIsInput);
         }
-        let real = out.canonicalize().ok().or_else(|| {
-            let parent = out.parent().filter(|p| !p.as_os_str().is_empty());
-            parent.unwrap_or(Path::new(".")).canonicalize().ok()
-        });
+        let real = out.canonicalize().ok().or_else(|| real_parent(out));
         if let Some(real) = real
             && self.directories.iter().any(|d| real.starts_with(d))
         {
@@ -84,22 +81,20 @@ impl ReadFiles {
             .file_name()
             .is_some_and(|name| RULE_FILES.iter().any(|rule| name == *rule));
         if rule_file
-            && let Some(parent) = out
-                .parent()
-                .map(|p| {
-                    if p.as_os_str().is_empty() {
-                        Path::new(".")
-                    } else {
-                        p
-                    }
-                })
-                .and_then(|p| p.canonicalize().ok())
+            && let Some(parent) = real_parent(out)
             && self.rule_roots.iter().any(|root| parent.starts_with(root))
         {
             return Err(Error::PayloadOutIsInput);
         }
         Ok(())
     }
+}
+
+/// The real path of the directory `out` would be written in (`.` for a
+/// bare file name).
+fn real_parent(out: &Path) -> Option<PathBuf> {
+    let parent = out.parent().filter(|p| !p.as_os_str().is_empty());
+    parent.unwrap_or(Path::new(".")).canonicalize().ok()
 }
 
 /// Writes `bytes` to `out` (see the module documentation), after checking
