@@ -160,9 +160,9 @@ impl Private {
 
 /// A `git` command that reads no configuration but packer's own and runs
 /// nothing the tree names: a cleared environment (only `PATH`'s absolute
-/// entries kept), a
-/// private home, no system or global configuration, no optional locks, no
-/// fsmonitor, no hooks, no transport, no lazy fetch.
+/// entries kept), a private home, no system or global configuration, no
+/// optional locks, no fsmonitor, no hooks, no transport, no lazy fetch; it
+/// is killed a little after `limit` (see [`git_command`]).
 fn sealed_git(temp: &Path, limit: Duration) -> Command {
     let mut command = git_command(limit);
     command.env_clear();
