@@ -51,7 +51,7 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
 fn document(index: usize, id: String, format: Format, content: String) -> Document {
     Document {
         index,
-        url: format!("https://example.com/{}", id.replace(' ', "%20")),
+        source: packer::Source::Url(format!("https://example.com/{}", id.replace(' ', "%20"))),
         id,
         format,
         content,

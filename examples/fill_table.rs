@@ -119,7 +119,7 @@ fn corpus() -> Vec<Document> {
                 .into_owned();
             Document {
                 index,
-                url: format!("https://example.com/crates/{name}"),
+                source: packer::Source::Url(format!("https://example.com/crates/{name}")),
                 id: name,
                 format: Format::Markdown,
                 content,

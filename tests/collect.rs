@@ -664,15 +664,15 @@ fn urls_pin_the_commit_of_https_and_ssh_remotes() {
     let dir = history();
     let root = dir.path();
     let head = git_output(root, &["rev-parse", "HEAD"]);
-    // No remote: --base-url is required.
+    // No remote: documents carry their relative paths, no url.
     let bare = CollectOptions {
         base_url: None,
         ..options(&[])
     };
-    let error = collect::collect(root, &bare, |_| {}).unwrap_err();
-    assert_eq!(error.code(), "base-url-required");
-    assert_eq!(error.exit_status(), 2);
-    assert!(error.to_string().starts_with("--base-url is required"));
+    let plain = collect::collect(root, &bare, |_| {}).unwrap();
+    assert_eq!(plain.documents[0].id, "docs/guide.md");
+    assert_eq!(plain.documents[0].url, None);
+    assert_eq!(plain.documents[0].path.as_deref(), Some("docs/guide.md"));
     for (remote, base) in [
         (
             "https://github.com/owner/repo.git",
@@ -697,28 +697,36 @@ fn urls_pin_the_commit_of_https_and_ssh_remotes() {
         let collection = collect::collect(root, &bare, |_| {}).unwrap();
         let guide = &collection.documents[0];
         assert_eq!(guide.id, "docs/guide.md");
-        assert_eq!(guide.url, format!("{base}docs/guide.md"), "{remote}");
+        assert_eq!(
+            guide.url.as_deref(),
+            Some(format!("{base}docs/guide.md").as_str()),
+            "{remote}"
+        );
+        assert_eq!(guide.path, None);
         // Git is read only from the directory's own `.git`, never a
-        // parent's: a subdirectory needs --base-url, or the top with a glob.
-        let sub = collect::collect(&root.join("docs"), &bare, |_| {});
-        assert_eq!(sub.unwrap_err().code(), "base-url-required");
+        // parent's: a subdirectory gets paths (relative to it), or urls with
+        // --base-url or the top and a glob.
+        let sub = collect::collect(&root.join("docs"), &bare, |_| {}).unwrap();
+        assert_eq!(sub.documents[0].url, None);
+        assert_eq!(sub.documents[0].path.as_deref(), Some("guide.md"));
         let docs = CollectOptions {
             base_url: None,
             ..options(&["docs/**"])
         };
         let sub = collect::collect(root, &docs, |_| {}).unwrap();
-        assert_eq!(sub.documents[0].url, format!("{base}docs/guide.md"));
+        assert_eq!(
+            sub.documents[0].url.as_deref(),
+            Some(format!("{base}docs/guide.md").as_str())
+        );
         assert!(collection.checkout.as_ref().unwrap().dirty);
     }
-    // An unknown forge: --base-url is required again.
+    // An unknown forge: paths again.
     git(
         root,
         &["remote", "set-url", "origin", "https://example.com/x/y.git"],
     );
-    assert_eq!(
-        collect::collect(root, &bare, |_| {}).unwrap_err().code(),
-        "base-url-required"
-    );
+    let unknown = collect::collect(root, &bare, |_| {}).unwrap();
+    assert!(unknown.documents.iter().all(|d| d.url.is_none()));
     // The binary says where urls point when the tree has uncommitted files.
     git(
         root,
@@ -875,7 +883,7 @@ fn the_tree_is_one_required_document_counted_like_any_other() {
     let tree = &collection.documents[0];
     assert_eq!(tree.id, collect::TREE_ID);
     assert!(tree.required);
-    assert_eq!(tree.url, "https://example.com/r/");
+    assert_eq!(tree.url.as_deref(), Some("https://example.com/r/"));
     // Every collected file, in path order; the blank (skipped) file is not one.
     assert_eq!(
         tree.content,

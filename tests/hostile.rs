@@ -36,7 +36,7 @@ fn fixture(content: String, encoding: Encoding) -> Fixture {
     let document = |index: usize, content: String| Document {
         index,
         id: format!("d{index}"),
-        url: format!("https://example.com/{index}"),
+        source: packer::Source::Url(format!("https://example.com/{index}")),
         format: Format::Text,
         content,
         priority: 0,

@@ -79,7 +79,7 @@ fn repository(seed: u64, small: usize, large: usize, large_at: usize) -> Fixture
             Document {
                 index: 0,
                 id: format!("src/small/{i}.rs"),
-                url: format!("https://example.com/small/{i}"),
+                source: packer::Source::Url(format!("https://example.com/small/{i}")),
                 format: Format::Text,
                 content: sequence.text(words),
                 priority: 0,
@@ -93,7 +93,7 @@ fn repository(seed: u64, small: usize, large: usize, large_at: usize) -> Fixture
         Document {
             index: 0,
             id: "docs/large.md".into(),
-            url: "https://example.com/large".into(),
+            source: packer::Source::Url("https://example.com/large".into()),
             format: Format::Markdown,
             content,
             priority: 0,
@@ -138,7 +138,7 @@ fn entry(document: &Document) -> String {
     format!(
         r#"{{"id":{},"url":{},"format":"{format}","content":{}}}"#,
         string(&document.id),
-        string(&document.url),
+        string(document.source.as_str()),
         string(&document.content)
     )
 }

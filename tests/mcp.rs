@@ -217,8 +217,6 @@ async fn a_directory_pack_equals_the_command_lines_pack_dir() {
                 "--note-omissions",
                 "--encoding",
                 "o200k_base",
-                "--base-url",
-                "https://local.invalid/",
             ],
         ),
         (
@@ -232,8 +230,6 @@ async fn a_directory_pack_equals_the_command_lines_pack_dir() {
                 "--files-from",
                 "project/list.txt",
                 "--tree",
-                "--base-url",
-                "https://local.invalid/",
             ],
         ),
     ];

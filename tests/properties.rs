@@ -81,7 +81,8 @@ fn documents(max: usize) -> impl Strategy<Value = Vec<Document>> {
             -3i32..=3,
             prop::bool::weighted(0.1),
             any::<bool>(),
-            select(&["a", "é", "x y", "🙂", "<a&\"b>"][..]),
+            select(&["a", "é", "x y", "🙂", "<a&\"b>", "src/lib"][..]),
+            0u8..3,
         ),
         0..=max,
     )
@@ -90,10 +91,15 @@ fn documents(max: usize) -> impl Strategy<Value = Vec<Document>> {
             .into_iter()
             .enumerate()
             .map(
-                |(index, (content, priority, required, markdown, id))| Document {
+                |(index, (content, priority, required, markdown, id, source))| Document {
                     index,
                     id: format!("{id}{index}"),
-                    url: format!("https://example.com/{index}?q={id}"),
+                    // A url, a path equal to the id (SPEC §1.1), or another path.
+                    source: match source {
+                        0 => packer::Source::Url(format!("https://example.com/{index}?q={id}")),
+                        1 => packer::Source::Path(format!("{id}{index}")),
+                        _ => packer::Source::Path(format!("docs/{id}/{index}.md")),
+                    },
                     format: if markdown {
                         Format::Markdown
                     } else {
@@ -173,6 +179,16 @@ fn envelope(layout: Envelope, documents: &[Document], order: &[usize], notes: No
     }
 }
 
+/// The document's source as the payload shows it (SPEC §1.1): the field
+/// name and its value, or nothing for a path equal to the id.
+fn shown(d: &Document) -> Option<(&'static str, &str)> {
+    match &d.source {
+        packer::Source::Path(path) if *path == d.id => None,
+        packer::Source::Path(path) => Some(("path", path)),
+        packer::Source::Url(url) => Some(("url", url)),
+    }
+}
+
 fn json_envelope(
     documents: &[Document],
     order: &[usize],
@@ -183,10 +199,12 @@ fn json_envelope(
         .iter()
         .map(|&i| {
             let d = &documents[i];
+            let source = shown(d).map_or(String::new(), |(field, value)| {
+                format!(r#","{field}":{}"#, string(value))
+            });
             format!(
-                r#"{{"id":{},"url":{},"format":"{}","content":{}}}"#,
+                r#"{{"id":{}{source},"format":"{}","content":{}}}"#,
                 string(&d.id),
-                string(&d.url),
                 format_name(d),
                 string(&d.content)
             )
@@ -197,10 +215,12 @@ fn json_envelope(
         let omitted: Vec<String> = listed
             .iter()
             .map(|d| {
+                let source = shown(d).map_or(String::new(), |(field, value)| {
+                    format!(r#","{field}":{}"#, string(value))
+                });
                 format!(
-                    r#"{{"id":{},"url":{},"reason":"whole-document-does-not-fit"}}"#,
+                    r#"{{"id":{}{source},"reason":"whole-document-does-not-fit"}}"#,
                     string(&d.id),
-                    string(&d.url)
                 )
             })
             .collect();
@@ -232,11 +252,13 @@ fn xml_envelope(
     let mut out = String::from("<documents>\n");
     for (position, &i) in order.iter().enumerate() {
         let d = &documents[i];
+        let source = shown(d).map_or(String::new(), |(_, value)| {
+            format!("<source>{}</source>\n", text(value))
+        });
         out.push_str(&format!(
-            "<document index=\"{}\" id=\"{}\">\n<source>{}</source>\n<document_content>\n{}\n</document_content>\n</document>\n",
+            "<document index=\"{}\" id=\"{}\">\n{source}<document_content>\n{}\n</document_content>\n</document>\n",
             position + 1,
             attr(&d.id),
-            text(&d.url),
             d.content.replace("</document_content", "&lt;/document_content")
         ));
     }
@@ -244,11 +266,17 @@ fn xml_envelope(
     if let Some((listed, more)) = note {
         out.push_str("\n<omitted_documents>\n");
         for d in listed {
-            out.push_str(&format!(
-                "<omitted id=\"{}\" reason=\"whole-document-does-not-fit\">{}</omitted>\n",
-                attr(&d.id),
-                text(&d.url)
-            ));
+            out.push_str(&match shown(d) {
+                Some((_, value)) => format!(
+                    "<omitted id=\"{}\" reason=\"whole-document-does-not-fit\">{}</omitted>\n",
+                    attr(&d.id),
+                    text(value)
+                ),
+                None => format!(
+                    "<omitted id=\"{}\" reason=\"whole-document-does-not-fit\"/>\n",
+                    attr(&d.id)
+                ),
+            });
         }
         if more > 0 {
             out.push_str(&format!("<omitted_more count=\"{more}\"/>\n"));
@@ -276,10 +304,10 @@ fn markdown_envelope(
             .max()
             .unwrap_or(0);
         let fence = "`".repeat((longest + 1).max(3));
+        let source = shown(d).map_or(String::new(), |(_, value)| format!("Source: {value}\n"));
         out.push_str(&format!(
-            "## {}\nSource: {}\n{fence}{}\n{}\n{fence}\n",
+            "## {}\n{source}{fence}{}\n{}\n{fence}\n",
             d.id,
-            d.url,
             format_name(d),
             d.content
         ));
@@ -287,7 +315,10 @@ fn markdown_envelope(
     if let Some((listed, more)) = note {
         out.push_str("# Omitted documents (whole document does not fit)\n");
         for d in listed {
-            out.push_str(&format!("- {}: {}\n", d.id, d.url));
+            out.push_str(&match shown(d) {
+                Some((_, value)) => format!("- {}: {value}\n", d.id),
+                None => format!("- {}\n", d.id),
+            });
         }
         if more > 0 {
             out.push_str(&format!("- and {more} more\n"));
@@ -556,7 +587,7 @@ fn a_thousand_documents_pack_with_a_bounded_note_under_every_policy() {
         .map(|index| Document {
             index,
             id: format!("src/module_{index}.rs"),
-            url: format!("https://example.com/tree/src/module_{index}.rs"),
+            source: packer::Source::Url(format!("https://example.com/tree/src/module_{index}.rs")),
             format: Format::Text,
             content: format!("pub fn f{index}() -> u32 {{\n    {index}\n}}\n")
                 .repeat(1 + index % 40),

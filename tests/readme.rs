@@ -47,6 +47,7 @@ fn the_reference_documents_every_error_code() {
         "invalid-id",
         "duplicate-id",
         "invalid-url",
+        "invalid-path",
         "url-credentials",
         "unsupported-format",
         "blank-content",
@@ -122,29 +123,27 @@ fn the_readme_ci_recipe_prints_the_right_message_for_each_exit_status() {
     );
 }
 
+/// Every `$ packer ...` example in docs/envelopes.md prints exactly what
+/// follows it (an output without a final newline is shown with one).
 #[test]
-fn the_markdown_envelope_example_is_current() {
-    let readme = include_str!("../docs/envelopes.md");
-    let command =
-        "$ packer pack fixtures/demo.json --envelope markdown --note-omissions --format payload\n";
-    let start = readme
-        .find(command)
-        .expect("docs/envelopes.md shows the Markdown envelope example")
-        + command.len();
-    let block = &readme[start..start + readme[start..].find("`````").unwrap()];
-    let output = common::packer()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "pack",
-            "fixtures/demo.json",
-            "--envelope",
-            "markdown",
-            "--note-omissions",
-            "--format",
-            "payload",
-        ])
-        .output()
-        .unwrap();
-    assert!(output.status.success());
-    assert_eq!(String::from_utf8(output.stdout).unwrap(), block);
+fn the_envelope_examples_are_current() {
+    let docs = include_str!("../docs/envelopes.md");
+    let mut checked = 0;
+    for block in docs.split("`````\n$ packer ").skip(1) {
+        let (command, rest) = block.split_once('\n').unwrap();
+        let shown = &rest[..rest.find("`````").unwrap()];
+        let output = common::packer()
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(command.split(' '))
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{command}");
+        let mut printed = String::from_utf8(output.stdout).unwrap();
+        if !printed.ends_with('\n') {
+            printed.push('\n');
+        }
+        assert_eq!(printed, shown, "{command}");
+        checked += 1;
+    }
+    assert_eq!(checked, 3, "docs/envelopes.md shows three examples");
 }

@@ -47,7 +47,7 @@ fuzz_target!(|data: &[u8]| {
         .map(|(index, content)| Document {
             index,
             id: format!("{index}{}", content.chars().take(3).collect::<String>()),
-            url: format!("https://example.com/{index}"),
+            source: packer::Source::Url(format!("https://example.com/{index}")),
             format: if index % 2 == 0 { Format::Markdown } else { Format::Text },
             content: content.to_owned(),
             priority: 0,

@@ -181,9 +181,7 @@ def test_a_directory_pack_equals_the_command_line(tree):
     assert not result.is_error, text_of(result)
     cli = subprocess.run(
         [PACKER, "pack", "--dir", str(tree / "src"), "--budget", "60", "--model", "gpt-4o",
-         "--policy", "max-fill", "--note-omissions", "--format", "json",
-         # what the server uses outside a Git checkout with a known host
-         "--base-url", "https://local.invalid/"],
+         "--policy", "max-fill", "--note-omissions", "--format", "json"],
         capture_output=True,
         check=False,
     )

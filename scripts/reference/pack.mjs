@@ -39,12 +39,24 @@ const TIKTOKEN_NAME = {
 
 const REASON_OMITTED = "whole-document-does-not-fit";
 
+// SPEC §1.1: a document has a url, or a relative path that is not shown
+// when it equals the id. [field, value] or null.
+function source(d) {
+  if (d.url !== undefined) return ["url", d.url];
+  return d.path === d.id ? null : ["path", d.path];
+}
+
+function sourceJson(d) {
+  const s = source(d);
+  return s ? `,"${s[0]}":${JSON.stringify(s[1])}` : "";
+}
+
 function documentJson(d) {
-  return `{"id":${JSON.stringify(d.id)},"url":${JSON.stringify(d.url)},"format":${JSON.stringify(d.format)},"content":${JSON.stringify(d.content)}}`;
+  return `{"id":${JSON.stringify(d.id)}${sourceJson(d)},"format":${JSON.stringify(d.format)},"content":${JSON.stringify(d.content)}}`;
 }
 
 function omittedJson(d) {
-  return `{"id":${JSON.stringify(d.id)},"url":${JSON.stringify(d.url)},"reason":"${REASON_OMITTED}"}`;
+  return `{"id":${JSON.stringify(d.id)}${sourceJson(d)},"reason":"${REASON_OMITTED}"}`;
 }
 
 // SPEC §2 (and §3.1's cut note): `omitted` is null without notes, else
@@ -66,14 +78,18 @@ const text = (s) => s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAl
 function xmlEnvelope(docs, omitted) {
   let out = "<documents>\n";
   docs.forEach((d, i) => {
-    out += `<document index="${i + 1}" id="${attr(d.id)}">\n<source>${text(d.url)}</source>\n`;
+    const s = source(d);
+    out += `<document index="${i + 1}" id="${attr(d.id)}">\n${s ? `<source>${text(s[1])}</source>\n` : ""}`;
     out += `<document_content>\n${d.content.replaceAll("</document_content", "&lt;/document_content")}\n</document_content>\n</document>\n`;
   });
   out += "</documents>";
   if (omitted) {
     out += "\n<omitted_documents>\n";
     for (const d of omitted.listed) {
-      out += `<omitted id="${attr(d.id)}" reason="${REASON_OMITTED}">${text(d.url)}</omitted>\n`;
+      const s = source(d);
+      out += s
+        ? `<omitted id="${attr(d.id)}" reason="${REASON_OMITTED}">${text(s[1])}</omitted>\n`
+        : `<omitted id="${attr(d.id)}" reason="${REASON_OMITTED}"/>\n`;
     }
     if (omitted.more > 0) out += `<omitted_more count="${omitted.more}"/>\n`;
     out += "</omitted_documents>";
@@ -90,11 +106,15 @@ function markdownEnvelope(docs, omitted) {
   for (const d of docs) {
     const longest = Math.max(0, ...(d.content.match(/`+/g) ?? []).map((run) => run.length));
     const fence = "`".repeat(Math.max(3, longest + 1));
-    out += `## ${d.id}\nSource: ${d.url}\n${fence}${d.format}\n${d.content}\n${fence}\n`;
+    const s = source(d);
+    out += `## ${d.id}\n${s ? `Source: ${s[1]}\n` : ""}${fence}${d.format}\n${d.content}\n${fence}\n`;
   }
   if (omitted) {
     out += "# Omitted documents (whole document does not fit)\n";
-    for (const d of omitted.listed) out += `- ${d.id}: ${d.url}\n`;
+    for (const d of omitted.listed) {
+      const s = source(d);
+      out += s ? `- ${d.id}: ${s[1]}\n` : `- ${d.id}\n`;
+    }
     if (omitted.more > 0) out += `- and ${omitted.more} more\n`;
     else if (omitted.listed.length === 0) out += "(none)\n";
   }

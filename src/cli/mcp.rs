@@ -238,18 +238,7 @@ impl Server {
                 packer::output::terminal_safe(path)
             )));
         }
-        let collection = match packer_collect::collect(&dir, &options, |_| {}) {
-            // Without a Git remote to derive urls from, files get urls under
-            // a reserved name rather than failing the call.
-            Err(packer::Error::BaseUrlRequired { .. }) if options.base_url.is_none() => {
-                let options = packer_collect::CollectOptions {
-                    base_url: Some(tools::default_base_url()),
-                    ..options
-                };
-                packer_collect::collect(&dir, &options, |_| {})?
-            }
-            collected => collected?,
-        };
+        let collection = packer_collect::collect(&dir, &options, |_| {})?;
         let fixture = packer_collect::fixture(&collection)?;
         let outcome = packer::pack(&fixture, &request).map_err(packer::Failure::into_error)?;
         let summary = PackSummary::new(&fixture, &outcome).with_files(&collection);

@@ -13,8 +13,9 @@ use packer_collect::{self as collect, CollectOptions, Collection, PriorityRule, 
 /// What to collect and how (every flag here needs the directory).
 #[derive(Debug, Args)]
 pub struct CollectFlags {
-    /// The URL that relative paths are joined to [default: the Git
-    /// remote's web address at the current commit]
+    /// The URL that relative paths are joined to for each file's url
+    /// [default: the Git remote's web address at the current commit; without
+    /// a forge remote, files carry their relative paths and no url]
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
 
@@ -165,9 +166,9 @@ impl CollectFlags {
                 collection.changed
             );
         }
-        if options.base_url.is_none()
-            && let Some(checkout) = collection.checkout.as_ref().filter(|c| c.dirty)
-        {
+        let urls_from_git =
+            options.base_url.is_none() && collection.documents.iter().any(|d| d.url.is_some());
+        if urls_from_git && let Some(checkout) = collection.checkout.as_ref().filter(|c| c.dirty) {
             eprintln!(
                 "note: the directory has uncommitted changes; urls point at commit {}",
                 checkout.commit

@@ -122,7 +122,9 @@ impl SkipReason {
             SkipReason::Binary => "binary (contains a NUL byte)",
             SkipReason::NotUtf8 => "not UTF-8",
             SkipReason::Blank => "empty or only whitespace",
-            SkipReason::UnusableName => "its path has control characters",
+            SkipReason::UnusableName => {
+                "its path has control characters (or, without a url, cannot be written as a path)"
+            }
             SkipReason::Unreadable => "cannot be read",
             SkipReason::Missing => "does not exist",
             SkipReason::NotAFile => "not a regular file",
@@ -144,8 +146,14 @@ pub struct CollectedDocument {
     /// The path relative to the directory, with `/` separators (or
     /// [`TREE_ID`]).
     pub id: String,
-    /// The base URL joined with the percent-encoded relative path.
-    pub url: String,
+    /// The base URL joined with the percent-encoded relative path, when
+    /// there is a base URL (a `--base-url`, or a forge remote).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The relative path (the id), when there is no base URL (SPEC §1.1):
+    /// a plain directory, a copy, a checkout without a forge remote.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
     /// `markdown` for `.md`/`.markdown`, else `text`.
     pub format: &'static str,
     /// The file's text.
@@ -202,8 +210,8 @@ pub enum TreeOption {
 #[derive(Debug, Clone)]
 pub struct CollectOptions {
     /// The URL the relative paths are joined to; `None` derives it from the
-    /// Git remote at the current commit ([`git::web_base`]), and fails with
-    /// `base-url-required` where there is none.
+    /// Git remote at the current commit ([`git::web_base`]) and, where there
+    /// is none, gives each document its relative `path` instead of a url.
     pub base_url: Option<url::Url>,
     /// Only files matching one of these globs (all files when empty;
     /// gitignore syntax, `!` excludes).
@@ -327,16 +335,11 @@ pub fn collect(
         .then(|| git::checkout(dir))
         .flatten();
     let base = match &options.base_url {
-        Some(url) => url.clone(),
-        None => checkout
-            .as_ref()
-            .and_then(|c| {
-                let remote = c.remote.as_deref()?;
-                git::web_base(remote, &c.commit, &c.prefix)
-            })
-            .ok_or(Error::BaseUrlRequired {
-                forges: git::FORGES,
-            })?,
+        Some(url) => Some(url.clone()),
+        None => checkout.as_ref().and_then(|c| {
+            let remote = c.remote.as_deref()?;
+            git::web_base(remote, &c.commit, &c.prefix)
+        }),
     };
     let mut collection = Collection {
         checkout,
@@ -392,7 +395,7 @@ pub fn collect(
             relative,
             remaining,
         };
-        match document(id, &read, &base, options, &mut collection.opened) {
+        match document(id, &read, base.as_ref(), options, &mut collection.opened) {
             Ok(mut document) => {
                 total += document.content.len() as u64;
                 document.priority = priorities.priority(path);
@@ -413,7 +416,8 @@ pub fn collect(
         ids.sort_unstable();
         let tree = CollectedDocument {
             id: TREE_ID.to_owned(),
-            url: base.to_string(),
+            url: base.as_ref().map(url::Url::to_string),
+            path: base.is_none().then(|| ".".to_owned()),
             format: "text",
             content: tree::render(&ids),
             truncated: false,
@@ -758,7 +762,7 @@ impl From<SkipReason> for Skip {
 fn document(
     id: &str,
     read: &Read<'_>,
-    base: &url::Url,
+    base: Option<&url::Url>,
     options: &CollectOptions,
     opened: &mut Vec<FileId>,
 ) -> Result<CollectedDocument, Skip> {
@@ -772,7 +776,10 @@ fn document(
             return Err(SkipReason::ContainsSecret(rule).into());
         }
     }
-    if id.chars().any(char::is_control) || id.contains('\u{FFFD}') {
+    if id.chars().any(char::is_control)
+        || id.contains('\u{FFFD}')
+        || (base.is_none() && packer::fixture::check_path(id.to_owned()).is_err())
+    {
         return Err(SkipReason::UnusableName.into());
     }
     let file = match read.root.open_file(read.relative) {
@@ -812,10 +819,13 @@ fn document(
     {
         return Err(SkipReason::ContainsSecret(rule.id).into());
     }
-    let mut url = base.clone();
-    if let Ok(mut segments) = url.path_segments_mut() {
-        segments.pop_if_empty().extend(id.split('/'));
-    }
+    let url = base.map(|base| {
+        let mut url = base.clone();
+        if let Ok(mut segments) = url.path_segments_mut() {
+            segments.pop_if_empty().extend(id.split('/'));
+        }
+        url.to_string()
+    });
     let lower = id.to_lowercase();
     let format = if lower.ends_with(".md") || lower.ends_with(".markdown") {
         "markdown"
@@ -824,7 +834,8 @@ fn document(
     };
     Ok(CollectedDocument {
         id: id.to_owned(),
-        url: url.to_string(),
+        path: url.is_none().then(|| id.to_owned()),
+        url,
         format,
         content,
         truncated: false,

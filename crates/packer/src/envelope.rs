@@ -947,7 +947,7 @@ mod tests {
         Document {
             index,
             id: id.into(),
-            url: format!("https://example.com/{index}"),
+            source: crate::fixture::Source::Url(format!("https://example.com/{index}")),
             format: if index.is_multiple_of(2) {
                 Format::Markdown
             } else {
@@ -994,13 +994,67 @@ mod tests {
     }
 
     #[test]
+    fn a_path_is_written_where_a_url_would_be_and_not_at_all_when_it_is_the_id() {
+        use crate::fixture::Source;
+        let mut same = document(0, "src/lib.rs", "fn f() {}");
+        same.source = Source::Path("src/lib.rs".into());
+        let mut other = document(1, "guide", "Read me.");
+        other.source = Source::Path("docs/guide.md".into());
+        let documents = [same, other];
+        let expected = [
+            (
+                Envelope::Json,
+                "{\"documents\":[{\"id\":\"src/lib.rs\",\"format\":\"markdown\",\"content\":\"fn f() {}\"},\
+                 {\"id\":\"guide\",\"path\":\"docs/guide.md\",\"format\":\"text\",\"content\":\"Read me.\"}],\
+                 \"omitted\":[]}",
+                "{\"documents\":[],\"omitted\":[{\"id\":\"src/lib.rs\",\"reason\":\"whole-document-does-not-fit\"},\
+                 {\"id\":\"guide\",\"path\":\"docs/guide.md\",\"reason\":\"whole-document-does-not-fit\"}]}",
+            ),
+            (
+                Envelope::Xml,
+                "<documents>\n\
+                 <document index=\"1\" id=\"src/lib.rs\">\n<document_content>\nfn f() {}\n</document_content>\n</document>\n\
+                 <document index=\"2\" id=\"guide\">\n<source>docs/guide.md</source>\n<document_content>\nRead me.\n</document_content>\n</document>\n\
+                 </documents>\n<omitted_documents>\n</omitted_documents>",
+                "<documents>\n</documents>\n<omitted_documents>\n\
+                 <omitted id=\"src/lib.rs\" reason=\"whole-document-does-not-fit\"/>\n\
+                 <omitted id=\"guide\" reason=\"whole-document-does-not-fit\">docs/guide.md</omitted>\n\
+                 </omitted_documents>",
+            ),
+            (
+                Envelope::Markdown,
+                "# Documents\n## src/lib.rs\n```markdown\nfn f() {}\n```\n\
+                 ## guide\nSource: docs/guide.md\n```text\nRead me.\n```\n\
+                 # Omitted documents (whole document does not fit)\n(none)\n",
+                "# Documents\n(none)\n# Omitted documents (whole document does not fit)\n\
+                 - src/lib.rs\n- guide: docs/guide.md\n",
+            ),
+        ];
+        for (envelope, all, none) in expected {
+            let counter = Counter::new(Encoding::Cl100kBase);
+            let layout = Envelopes::build(counter, envelope, &documents, Some(50));
+            assert_eq!(layout.render(&[0, 1]), all, "{envelope}");
+            assert_eq!(layout.render(&[]), none, "{envelope}");
+            for order in [&[0, 1][..], &[1], &[0], &[]] {
+                let text = layout.render(order);
+                assert_eq!(
+                    layout.total(order),
+                    reference(Encoding::Cl100kBase, &text),
+                    "{envelope} {order:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn serializes_the_exact_xml_shape_and_escapes() {
         let documents = [
             document(0, "a\"<&>'", "x </document_content> y </document_contents"),
             document(1, "b", "plain"),
         ];
         let mut documents = documents.to_vec();
-        documents[1].url = "https://example.com/?a=1&b=<2>\"".into();
+        documents[1].source =
+            crate::fixture::Source::Url("https://example.com/?a=1&b=<2>\"".into());
         let layout = Envelopes::build(
             Counter::new(Encoding::Cl100kBase),
             Envelope::Xml,

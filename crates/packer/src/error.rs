@@ -179,6 +179,23 @@ pub enum UrlProblem {
     NoHost,
 }
 
+/// What is wrong with a document's `path` (SPEC §1.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PathProblem {
+    /// The `path` is not a string.
+    NotAString,
+    /// The document has both a `url` and a `path`.
+    WithUrl,
+    /// The `path` is empty, starts or ends with whitespace, or contains a
+    /// control character or a backslash.
+    Characters,
+    /// The `path` is absolute (starts with `/` or a drive letter).
+    Absolute,
+    /// The `path` has an empty, `.` or `..` component.
+    NotNormal,
+}
+
 /// How a field's value fails its rule, for fields with one rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -458,6 +475,14 @@ pub enum Error {
         /// What is wrong.
         problem: UrlProblem,
     },
+    /// A `path` that is not a plain relative path (SPEC §1.1).
+    #[error("{}", path_message(*index, *problem))]
+    InvalidPath {
+        /// The document's index.
+        index: usize,
+        /// What is wrong.
+        problem: PathProblem,
+    },
     /// A `url` with a user name or password.
     #[error("documents[{index}].url carries a user name or password; remove the credentials")]
     UrlCredentials {
@@ -539,12 +564,6 @@ pub enum Error {
     /// A `--glob` pattern does not parse.
     #[error("{}", self.message(&CommandLine))]
     InvalidGlob,
-    /// No `--base-url` and no Git remote to derive it from.
-    #[error("{}", self.message(&CommandLine))]
-    BaseUrlRequired {
-        /// The forges whose remotes give urls.
-        forges: &'static str,
-    },
     /// The `--files-from` list is longer than `--max-total-bytes`.
     #[error(
         "the --files-from list is larger than {limit} bytes (the --max-total-bytes limit); shorten it or raise --max-total-bytes"
@@ -661,7 +680,10 @@ fn id_message(index: usize, problem: IdProblem) -> String {
 fn url_message(index: usize, problem: UrlProblem) -> String {
     let rule = "it must be an absolute http or https URL with a host";
     match problem {
-        UrlProblem::Missing => format!("documents[{index}] has no field 'url'"),
+        UrlProblem::Missing => format!(
+            "documents[{index}] has no field 'url' (a web page's address) or 'path' (a file's \
+             path relative to the directory it was collected from)"
+        ),
         UrlProblem::NotAString => format!("documents[{index}].url must be a string; {rule}"),
         UrlProblem::Whitespace => format!(
             "documents[{index}].url contains whitespace; write a space as %20 (the url is sent exactly as given)"
@@ -674,6 +696,24 @@ fn url_message(index: usize, problem: UrlProblem) -> String {
             format!("documents[{index}].url has a scheme other than http or https; {rule}")
         }
         UrlProblem::NoHost => format!("documents[{index}].url has no host; {rule}"),
+    }
+}
+
+fn path_message(index: usize, problem: PathProblem) -> String {
+    let rule = "it must be a relative path with / between its parts, such as src/lib.rs";
+    match problem {
+        PathProblem::NotAString => format!("documents[{index}].path must be a string; {rule}"),
+        PathProblem::WithUrl => {
+            format!("documents[{index}] has both a url and a path; give one of them")
+        }
+        PathProblem::Characters => format!(
+            "documents[{index}].path is empty, starts or ends with whitespace, or contains a \
+             control character or a backslash; {rule}"
+        ),
+        PathProblem::Absolute => format!("documents[{index}].path is absolute; {rule}"),
+        PathProblem::NotNormal => {
+            format!("documents[{index}].path has an empty, . or .. part; {rule}")
+        }
     }
 }
 
@@ -791,6 +831,7 @@ impl Error {
             Error::InvalidId { .. } => "invalid-id",
             Error::DuplicateId { .. } => "duplicate-id",
             Error::InvalidUrl { .. } => "invalid-url",
+            Error::InvalidPath { .. } => "invalid-path",
             Error::UrlCredentials { .. } => "url-credentials",
             Error::UnsupportedFormat { .. } => "unsupported-format",
             Error::BlankContent { .. } => "blank-content",
@@ -806,7 +847,6 @@ impl Error {
             Error::EmptyQuery => "empty-query",
             Error::InvalidBaseUrl => "invalid-base-url",
             Error::InvalidGlob => "invalid-glob",
-            Error::BaseUrlRequired { .. } => "base-url-required",
             Error::PathOutsideRoot => "path-outside-root",
             Error::TooManyFiles { .. } => "too-many-files",
             Error::TooMuchText { .. } => "input-too-large",
@@ -824,7 +864,6 @@ impl Error {
             | Error::PayloadOutIsInput
             | Error::InvalidBaseUrl
             | Error::InvalidGlob
-            | Error::BaseUrlRequired { .. }
             | Error::PathOutsideRoot => EXIT_USAGE,
             Error::TooManyFiles { .. } | Error::TooMuchText { .. } => EXIT_INVALID_INPUT,
             Error::UnreadableInput { .. }
@@ -848,6 +887,7 @@ impl Error {
             | Error::InvalidId { .. }
             | Error::DuplicateId { .. }
             | Error::InvalidUrl { .. }
+            | Error::InvalidPath { .. }
             | Error::UrlCredentials { .. }
             | Error::UnsupportedFormat { .. }
             | Error::BlankContent { .. }
@@ -921,13 +961,6 @@ impl Error {
                 name(Setting::BaseUrl)
             ),
             Error::InvalidGlob => format!("{} is not a valid glob", name(Setting::GlobPattern)),
-            Error::BaseUrlRequired { forges } => format!(
-                "{} is required: the directory is not the top of a Git checkout with a commit and \
-                 a {forges} remote (packer reads only the directory's own .git, never a parent's: \
-                 for a subdirectory, give the checkout's top and {} 'SUBDIR/**')",
-                name(Setting::BaseUrl),
-                name(Setting::Glob)
-            ),
             Error::TooManyFiles {
                 limit,
                 files,
@@ -1051,7 +1084,6 @@ mod tests {
             },
             Error::InvalidBaseUrl,
             Error::InvalidGlob,
-            Error::BaseUrlRequired { forges: "GitHub" },
             Error::TooManyFiles {
                 limit: 3,
                 files: 7,
@@ -1107,7 +1139,7 @@ mod tests {
         // A problem's message carries the spelling too.
         let problems = Error::Problems {
             problems: vec![Problem {
-                error: errors[9].clone(),
+                error: errors[8].clone(),
                 document: None,
                 field: None,
                 at: None,

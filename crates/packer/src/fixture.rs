@@ -6,8 +6,8 @@ use std::io::Read;
 
 use crate::budget::{FIELDS as BUDGET_FIELDS, MAX_BUDGET_VALUE, PartialBudget};
 use crate::error::{
-    BudgetProblem, Error, IdProblem, MAX_PROBLEMS, Problem, SchemaPlace, SchemaProblem, Shape,
-    UrlProblem,
+    BudgetProblem, Error, IdProblem, MAX_PROBLEMS, PathProblem, Problem, SchemaPlace,
+    SchemaProblem, Shape, UrlProblem,
 };
 use crate::json::{self, Json, Span};
 use crate::tokens::Encoding;
@@ -54,6 +54,34 @@ impl Format {
     }
 }
 
+/// Where a document comes from (SPEC §1, §1.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// `url`: an absolute http(s) URL without credentials, exactly as given
+    /// (a web page, or a file of a checkout with a forge remote).
+    Url(String),
+    /// `path`: a relative path with `/` between its parts, exactly as given
+    /// (a file collected from a directory without a forge remote).
+    Path(String),
+}
+
+impl Source {
+    /// The url or path.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Source::Url(text) | Source::Path(text) => text,
+        }
+    }
+
+    /// The fixture field it came from: `url` or `path`.
+    pub fn field(&self) -> &'static str {
+        match self {
+            Source::Url(_) => "url",
+            Source::Path(_) => "path",
+        }
+    }
+}
+
 /// A validated document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Document {
@@ -61,8 +89,8 @@ pub struct Document {
     pub index: usize,
     /// Non-empty, unique, no control characters.
     pub id: String,
-    /// An absolute http(s) URL without credentials, exactly as given.
-    pub url: String,
+    /// Its url or its path.
+    pub source: Source,
     /// `markdown` or `text`.
     pub format: Format,
     /// Not empty, not only whitespace.
@@ -71,6 +99,17 @@ pub struct Document {
     pub priority: i32,
     /// Taken first; packing fails if it does not fit.
     pub required: bool,
+}
+
+impl Document {
+    /// The source as the payload shows it: `None` for a path equal to the
+    /// id (the id already says it, SPEC §1.1), else the url or path.
+    pub fn shown_source(&self) -> Option<&Source> {
+        match &self.source {
+            Source::Path(path) if *path == self.id => None,
+            source => Some(source),
+        }
+    }
 }
 
 /// A validated fixture.
@@ -372,7 +411,7 @@ impl Check {
             return None;
         };
         let before = self.found.len() + self.more;
-        let mut fields: [Option<(usize, Json)>; 7] = Default::default();
+        let mut fields: [Option<(usize, Json)>; 8] = Default::default();
         for (member, (key, value)) in entries.into_iter().enumerate() {
             match DOCUMENT_FIELDS.iter().position(|name| *name == key) {
                 Some(slot) => fields[slot] = Some((member, value)),
@@ -390,7 +429,16 @@ impl Check {
                 }),
             }
         }
-        let [id, url, format, content, truncated, priority, required] = fields;
+        let [
+            id,
+            url,
+            path_field,
+            format,
+            content,
+            truncated,
+            priority,
+            required,
+        ] = fields;
         let here = |member: Option<usize>| -> Vec<usize> {
             match member {
                 Some(member) => [path, &[member]].concat(),
@@ -446,15 +494,23 @@ impl Check {
                 None
             }
         };
-        let url = match url {
-            Some((m, Json::String(url))) => match check_url(index, url) {
-                Ok(url) => Some(url),
+        let source = match (url, path_field) {
+            (Some(_), Some((m, _))) => {
+                let error = Error::InvalidPath {
+                    index,
+                    problem: PathProblem::WithUrl,
+                };
+                problem(self, error, "path", Some(m));
+                None
+            }
+            (Some((m, Json::String(url))), None) => match check_url(index, url) {
+                Ok(url) => Some(Source::Url(url)),
                 Err(error) => {
                     problem(self, error, "url", Some(m));
                     None
                 }
             },
-            Some((m, _)) => {
+            (Some((m, _)), None) => {
                 let error = Error::InvalidUrl {
                     index,
                     problem: UrlProblem::NotAString,
@@ -462,7 +518,24 @@ impl Check {
                 problem(self, error, "url", Some(m));
                 None
             }
-            None => {
+            (None, Some((m, value))) => {
+                let checked = match value {
+                    Json::String(path) => check_path(path),
+                    _ => Err(PathProblem::NotAString),
+                };
+                match checked {
+                    Ok(path) => Some(Source::Path(path)),
+                    Err(bad) => {
+                        let error = Error::InvalidPath {
+                            index,
+                            problem: bad,
+                        };
+                        problem(self, error, "path", Some(m));
+                        None
+                    }
+                }
+            }
+            (None, None) => {
                 let error = Error::InvalidUrl {
                     index,
                     problem: UrlProblem::Missing,
@@ -553,7 +626,7 @@ impl Check {
         Some(Document {
             index,
             id: id?,
-            url: url?,
+            source: source?,
             format: format?,
             content: content?,
             priority,
@@ -599,15 +672,44 @@ const BUDGET_PATHS: [&str; 4] = [
     "budget.safetyTokens",
 ];
 
-const DOCUMENT_FIELDS: [&str; 7] = [
+/// The fields a document may have, in the order they are read.
+pub const DOCUMENT_FIELDS: [&str; 8] = [
     "id",
     "url",
+    "path",
     "format",
     "content",
     "truncated",
     "priority",
     "required",
 ];
+
+/// A relative path with `/` between its parts (SPEC §1.1), kept exactly as
+/// given: not empty, no whitespace at either end (so that a line the path
+/// ends stays as the envelopes' counting argument needs), no control
+/// character or backslash, not absolute, and no empty, `.` or `..` part
+/// (the path `.` alone names the directory itself).
+pub fn check_path(path: String) -> Result<String, PathProblem> {
+    if path.is_empty()
+        || path.starts_with(char::is_whitespace)
+        || path.ends_with(char::is_whitespace)
+        || path.chars().any(|c| c.is_control() || c == '\\')
+    {
+        return Err(PathProblem::Characters);
+    }
+    let drive = path.as_bytes().get(1) == Some(&b':') && path.as_bytes()[0].is_ascii_alphabetic();
+    if path.starts_with('/') || drive {
+        return Err(PathProblem::Absolute);
+    }
+    if path != "."
+        && path
+            .split('/')
+            .any(|part| part.is_empty() || part == "." || part == "..")
+    {
+        return Err(PathProblem::NotNormal);
+    }
+    Ok(path)
+}
 
 /// An absolute `http`/`https` URL with a host and no credentials. The
 /// string is kept exactly as given; whitespace and control characters,
@@ -872,6 +974,76 @@ mod tests {
         }
     }
 
+    /// `GOOD` with a `path` instead of its url.
+    fn with_path(value: &str) -> String {
+        with_field("url", None).replacen("{\"id\"", &format!("{{\"path\":{value},\"id\""), 1)
+    }
+
+    #[test]
+    fn accepts_a_relative_path_instead_of_a_url() {
+        for path in [
+            "a",
+            "src/lib.rs",
+            "x y/é 🙂.md",
+            ".",
+            ".github/workflows/ci.yml",
+            "a..b/c.",
+        ] {
+            let text = with_path(&serde_json::to_string(path).unwrap());
+            let fixture = load(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+            assert_eq!(fixture.documents[0].source, Source::Path(path.into()));
+        }
+        // Shown unless it is the id.
+        let fixture = load(&with_path(r#""a""#)).unwrap();
+        assert_eq!(fixture.documents[0].shown_source(), None);
+        let fixture = load(&with_path(r#""docs/a.md""#)).unwrap();
+        assert_eq!(
+            fixture.documents[0].shown_source(),
+            Some(&Source::Path("docs/a.md".into()))
+        );
+    }
+
+    #[test]
+    fn refuses_paths_that_are_not_plain_relative_paths() {
+        for (value, problem) in [
+            (r#""""#, PathProblem::Characters),
+            (r#"" a""#, PathProblem::Characters),
+            (r#""a ""#, PathProblem::Characters),
+            (r#""a\tb""#, PathProblem::Characters),
+            (r#""a\\b""#, PathProblem::Characters),
+            (r#""/etc/passwd""#, PathProblem::Absolute),
+            (r#""C:/x""#, PathProblem::Absolute),
+            (r#""a//b""#, PathProblem::NotNormal),
+            (r#""a/""#, PathProblem::NotNormal),
+            (r#""./a""#, PathProblem::NotNormal),
+            (r#""a/../../b""#, PathProblem::NotNormal),
+            (r#""..""#, PathProblem::NotNormal),
+            ("7", PathProblem::NotAString),
+        ] {
+            let error = load(&with_path(value)).unwrap_err();
+            assert_eq!(error.code(), "invalid-path", "{value}");
+            assert_eq!(
+                error.problems().0[0].error,
+                Error::InvalidPath { index: 0, problem },
+                "{value}"
+            );
+            // The message never echoes the path.
+            assert!(!error.to_string().contains("passwd"), "{error}");
+        }
+        // Both a url and a path, or neither.
+        let both = with_field("path", Some(r#""a""#));
+        assert_eq!(
+            load(&both).unwrap_err().problems().0[0].error,
+            Error::InvalidPath {
+                index: 0,
+                problem: PathProblem::WithUrl
+            }
+        );
+        let neither = load(&with_field("url", None)).unwrap_err();
+        assert_eq!(neither.code(), "invalid-url");
+        assert!(neither.to_string().contains("'path'"), "{neither}");
+    }
+
     #[test]
     fn refuses_urls_with_credentials() {
         for value in [
@@ -890,7 +1062,7 @@ mod tests {
     #[test]
     fn keeps_the_url_exactly_as_given() {
         let fixture = load(&with_field("url", Some(r#""HTTPS://Example.COM""#))).unwrap();
-        assert_eq!(fixture.documents[0].url, "HTTPS://Example.COM");
+        assert_eq!(fixture.documents[0].source.as_str(), "HTTPS://Example.COM");
     }
 
     #[test]

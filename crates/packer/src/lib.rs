@@ -77,7 +77,7 @@ pub mod tokens;
 pub use budget::{Budget, PartialBudget};
 pub use envelope::Envelope;
 pub use error::Error;
-pub use fixture::{Document, Fixture, Format, Limits};
+pub use fixture::{Document, Fixture, Format, Limits, Source};
 pub use pack::{Decision, DoesNotFit, Failure, Options, Plan, Policy, Reason};
 pub use tokens::{Counter, Encoding, Splitting, Tokenizer};
 

@@ -648,7 +648,7 @@ mod tests {
         Document {
             index,
             id: format!("d{index}"),
-            url: format!("https://example.com/{index}"),
+            source: crate::fixture::Source::Url(format!("https://example.com/{index}")),
             format: Format::Text,
             content: content.into(),
             priority: 0,

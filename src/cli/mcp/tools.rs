@@ -64,17 +64,6 @@ pub const PACK_DOCUMENTS_ARGUMENTS: &[&str] = &[
 /// The arguments of `count_tokens`.
 pub const COUNT_TOKENS_ARGUMENTS: &[&str] = &["text", "encoding", "model", "tokenizer"];
 
-/// The base URL of documents collected from a directory when the call gives
-/// none and the directory has no Git remote to derive one from: `.invalid`
-/// is reserved (RFC 2606) and never resolves, so the url of a local file can
-/// never be mistaken for a real page.
-pub const DEFAULT_BASE_URL: &str = "https://local.invalid/";
-
-/// [`DEFAULT_BASE_URL`], parsed.
-pub fn default_base_url() -> url::Url {
-    collect::base_url(DEFAULT_BASE_URL).expect("the default base url is valid")
-}
-
 const PACK_DIRECTORY_DESCRIPTION: &str = "\
 Pack the text files under a directory into one payload that fits `budget` tokens, \
 counted exactly with the model's tokenizer. Files go in whole or not at all (never cut); \
@@ -299,11 +288,9 @@ fn pack_directory_schema(roots: &[std::path::PathBuf]) -> Value {
         "baseUrl".into(),
         json!({
             "type": "string",
-            "description": format!(
-                "The http(s) URL each file's relative path is joined to for its document url \
-                 (default: the Git remote's web address at the current commit, else \
-                 {DEFAULT_BASE_URL})."
-            )
+            "description": "The http(s) URL each file's relative path is joined to for its \
+                 document url (default: the Git remote's web address at the current commit; \
+                 without one, each document carries its relative path and no url)."
         }),
     );
     input_schema(properties, &["path", "budget"])
@@ -321,8 +308,14 @@ fn pack_documents_schema() -> Value {
                     "id": {"type": "string", "minLength": 1,
                            "description": "Unique id, no control characters."},
                     "url": {"type": "string",
-                            "description": "Absolute http or https URL with a host and no user \
-                                            name or password."},
+                            "description": "Where the document came from: an absolute http or \
+                                            https URL with a host and no user name or password. \
+                                            Give url or path, not both."},
+                    "path": {"type": "string",
+                             "description": "For a file instead of a web page: its path relative \
+                                             to the directory it came from, with / between parts \
+                                             (no leading /, no . or .. parts). A path equal to \
+                                             the id is not repeated in the payload."},
                     "format": {"type": "string", "enum": ["markdown", "text"]},
                     "content": {"type": "string",
                                 "description": "The whole text; not empty or only whitespace."},
@@ -334,7 +327,7 @@ fn pack_documents_schema() -> Value {
                     "required": {"type": "boolean", "default": false,
                                  "description": "Taken first; the call fails if it does not fit."}
                 },
-                "required": ["id", "url", "format", "content", "truncated"],
+                "required": ["id", "format", "content", "truncated"],
                 "additionalProperties": false
             }
         }
@@ -739,18 +732,9 @@ mod tests {
         let item = &schema["properties"]["documents"]["items"];
         let mut fields: Vec<&String> = item["properties"].as_object().unwrap().keys().collect();
         fields.sort();
-        assert_eq!(
-            fields,
-            [
-                "content",
-                "format",
-                "id",
-                "priority",
-                "required",
-                "truncated",
-                "url"
-            ]
-        );
+        let mut expected = packer::fixture::DOCUMENT_FIELDS.to_vec();
+        expected.sort_unstable();
+        assert_eq!(fields, expected);
     }
 
     fn args(value: Value) -> RawArguments {

@@ -33,18 +33,19 @@ impl Layout for Json {
     }
 
     /// `id":ID,"url":URL,"format":FORMAT,"content":CONTENT}` (the entry after
-    /// its opening `{"`), with an `excerpt` key after `content` for an excerpt.
+    /// its opening `{"`), with an `excerpt` key after `content` for an excerpt;
+    /// `"path":PATH` instead of the url for a path, and neither for a path
+    /// equal to the id.
     fn document(
         &self,
         document: &Document,
         content: &str,
         excerpt: Option<&ExcerptLabel>,
     ) -> String {
-        let mut out = String::with_capacity(content.len() + document.url.len() + 64);
+        let mut out = String::with_capacity(content.len() + document.id.len() * 2 + 64);
         out.push_str(r#"id":"#);
         push_string(&mut out, &document.id);
-        out.push_str(r#","url":"#);
-        push_string(&mut out, &document.url);
+        push_source(&mut out, document);
         out.push_str(r#","format":""#);
         out.push_str(document.format.name());
         out.push_str(r#"","content":"#);
@@ -62,13 +63,13 @@ impl Layout for Json {
         out
     }
 
-    /// `id":ID,"url":URL,"reason":REASON}` (the entry after its opening `{"`).
+    /// `id":ID,"url":URL,"reason":REASON}` (the entry after its opening
+    /// `{"`; the source as in a document's entry).
     fn omitted(&self, document: &Document) -> String {
-        let mut out = String::with_capacity(document.id.len() + document.url.len() + 64);
+        let mut out = String::with_capacity(document.id.len() * 2 + 64);
         out.push_str(r#"id":"#);
         push_string(&mut out, &document.id);
-        out.push_str(r#","url":"#);
-        push_string(&mut out, &document.url);
+        push_source(&mut out, document);
         out.push_str(r#","reason":""#);
         out.push_str(OMITTED_REASON);
         out.push_str(r#""}"#);
@@ -96,6 +97,16 @@ const SHAPE: Shape = Shape {
     list_end: "]}",
     more_join: r#"],""#,
 };
+
+/// `,"url":URL` or `,"path":PATH`, or nothing for a path equal to the id.
+fn push_source(out: &mut String, document: &Document) {
+    if let Some(source) = document.shown_source() {
+        out.push_str(",\"");
+        out.push_str(source.field());
+        out.push_str("\":");
+        push_string(out, source.as_str());
+    }
+}
 
 /// A JSON string literal, escaped exactly like `serde_json::to_string` and
 /// JavaScript's `JSON.stringify`.

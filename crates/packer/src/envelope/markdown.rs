@@ -63,12 +63,15 @@ impl Layout for Markdown {
         excerpt: Option<&ExcerptLabel>,
     ) -> String {
         let fence = "`".repeat(fence(content));
-        let mut out = String::with_capacity(content.len() + document.url.len() + 96);
+        let mut out = String::with_capacity(content.len() + document.id.len() * 2 + 96);
         out.push_str("## ");
         out.push_str(&document.id);
-        out.push_str("\nSource: ");
-        out.push_str(&document.url);
         out.push('\n');
+        if let Some(source) = document.shown_source() {
+            out.push_str("Source: ");
+            out.push_str(source.as_str());
+            out.push('\n');
+        }
         if let Some(excerpt) = excerpt {
             out.push_str("Excerpt: lines ");
             out.push_str(&excerpt.lines);
@@ -88,9 +91,12 @@ impl Layout for Markdown {
         out
     }
 
-    /// `- {id}: {url}\n`.
+    /// `- {id}: {url}\n`, or `- {id}\n` for a path equal to the id.
     fn omitted(&self, document: &Document) -> String {
-        format!("- {}: {}\n", document.id, document.url)
+        match document.shown_source() {
+            Some(source) => format!("- {}: {}\n", document.id, source.as_str()),
+            None => format!("- {}\n", document.id),
+        }
     }
 }
 

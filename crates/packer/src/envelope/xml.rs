@@ -46,7 +46,7 @@ impl Layout for Xml {
         content: &str,
         excerpt: Option<&ExcerptLabel>,
     ) -> String {
-        let mut out = String::with_capacity(content.len() + document.url.len() + 128);
+        let mut out = String::with_capacity(content.len() + document.id.len() * 2 + 128);
         out.push_str("\" id=\"");
         push_attr(&mut out, &document.id);
         out.push('"');
@@ -59,9 +59,13 @@ impl Layout for Xml {
             out.push_str(&excerpt.of_chars.to_string());
             out.push('"');
         }
-        out.push_str(">\n<source>");
-        push_text(&mut out, &document.url);
-        out.push_str("</source>\n<document_content>\n");
+        out.push_str(">\n");
+        if let Some(source) = document.shown_source() {
+            out.push_str("<source>");
+            push_text(&mut out, source.as_str());
+            out.push_str("</source>\n");
+        }
+        out.push_str("<document_content>\n");
         let mut rest = content;
         while let Some(at) = rest.find("</document_content") {
             out.push_str(&rest[..at]);
@@ -73,16 +77,23 @@ impl Layout for Xml {
         out
     }
 
-    /// `<omitted id="{ATTR(id)}" reason="{REASON}">{TEXT(url)}</omitted>\n`.
+    /// `<omitted id="{ATTR(id)}" reason="{REASON}">{TEXT(url)}</omitted>\n`,
+    /// or `<omitted id="{ATTR(id)}" reason="{REASON}"/>\n` for a path equal
+    /// to the id.
     fn omitted(&self, document: &Document) -> String {
-        let mut out = String::with_capacity(document.id.len() + document.url.len() + 64);
+        let mut out = String::with_capacity(document.id.len() * 2 + 64);
         out.push_str("<omitted id=\"");
         push_attr(&mut out, &document.id);
         out.push_str("\" reason=\"");
         out.push_str(OMITTED_REASON);
-        out.push_str("\">");
-        push_text(&mut out, &document.url);
-        out.push_str("</omitted>\n");
+        match document.shown_source() {
+            Some(source) => {
+                out.push_str("\">");
+                push_text(&mut out, source.as_str());
+                out.push_str("</omitted>\n");
+            }
+            None => out.push_str("\"/>\n"),
+        }
         out
     }
 }

@@ -91,7 +91,7 @@ fn documents(max: usize) -> impl Strategy<Value = Vec<Document>> {
             .map(|(index, (content, required))| Document {
                 index,
                 id: format!("d{index}"),
-                url: format!("https://example.com/{index}"),
+                source: crate::fixture::Source::Url(format!("https://example.com/{index}")),
                 format: if index % 3 == 0 {
                     Format::Markdown
                 } else {
@@ -119,7 +119,7 @@ fn envelope(documents: &[Document], order: &[usize], notes: bool) -> String {
             format!(
                 r#"{{"id":{},"url":{},"format":"{format}","content":{}}}"#,
                 string(&d.id),
-                string(&d.url),
+                string(d.source.as_str()),
                 string(&d.content)
             )
         })
@@ -133,7 +133,7 @@ fn envelope(documents: &[Document], order: &[usize], notes: bool) -> String {
                 format!(
                     r#"{{"id":{},"url":{},"reason":"whole-document-does-not-fit"}}"#,
                     string(&d.id),
-                    string(&d.url)
+                    string(d.source.as_str())
                 )
             })
             .collect();
