@@ -254,9 +254,9 @@ pub struct PackArgs {
     #[arg(long, value_name = "FILE")]
     pub payload_out: Option<PathBuf>,
 
-    /// The payload's layout
-    #[arg(long, default_value = "json", value_parser = envelope_names())]
-    pub envelope: Envelope,
+    /// The payload's layout [default: json; markdown with --dir]
+    #[arg(long, value_parser = envelope_names())]
+    pub envelope: Option<Envelope>,
 
     /// List the documents left out inside the payload (and count that list)
     #[arg(long)]
@@ -437,6 +437,19 @@ impl InputArgs {
     }
 }
 
+impl PackArgs {
+    /// `--envelope`, else the default: Markdown for a directory (the
+    /// layout that carries the most source, docs/measurements.md), JSON
+    /// for a fixture.
+    fn envelope(&self) -> Envelope {
+        self.envelope.unwrap_or(if self.dir.is_some() {
+            Envelope::Markdown
+        } else {
+            Envelope::Json
+        })
+    }
+}
+
 impl ValidateArgs {
     fn options(&self) -> Options {
         Options {
@@ -604,7 +617,7 @@ fn pack(args: PackArgs) -> Result<i32, Error> {
 fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     let request = args.settings.request(Options {
         policy: args.policy,
-        envelope: args.envelope,
+        envelope: args.envelope(),
         note_omissions: args.note_omissions,
         note_omissions_max: args.note_omissions_max,
         excerpt: args.excerpt_query.clone().map(|query| ExcerptOptions {

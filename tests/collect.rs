@@ -187,13 +187,14 @@ fn hidden_and_ignored_files_need_their_own_flags_and_git_never_comes_in() {
     let collection = collect::collect(dir.path(), &hidden, |_| {}).unwrap();
     assert_eq!(
         ids(&collection),
+        // In the value order: README, entry point, source, the rest.
         [
+            "README.md",
+            "src/main.rs",
+            "src/.hidden.rs",
             ".config/tool.toml",
             ".github/workflows/ci.yml",
-            ".gitignore",
-            "README.md",
-            "src/.hidden.rs",
-            "src/main.rs"
+            ".gitignore"
         ]
     );
     let no_ignore = CollectOptions {
@@ -205,9 +206,9 @@ fn hidden_and_ignored_files_need_their_own_flags_and_git_never_comes_in() {
         ids(&collection),
         [
             "README.md",
+            "src/main.rs",
             "build/out.txt",
             "secret.txt",
-            "src/main.rs",
             "Cargo.lock"
         ]
     );
@@ -442,7 +443,7 @@ fn files_with_secrets_are_skipped_naming_the_rule_never_the_secret() {
     );
     let collection = collect::collect(dir.path(), &options(&[]), |_| {}).unwrap();
     let kept: Vec<_> = collection.documents.iter().map(|d| d.id.as_str()).collect();
-    assert_eq!(kept, ["docs/aws.md", "src/lib.rs"]);
+    assert_eq!(kept, ["src/lib.rs", "docs/aws.md"]);
     let skipped: Vec<_> = collection
         .skipped
         .iter()
@@ -561,11 +562,11 @@ fn git_order_puts_recent_changes_first_within_equal_priority() {
         doc_ids(&collection),
         ["mid.rs", "old.rs", "docs/guide.md", "new.rs", "scratch.rs"]
     );
-    // Without --git-order, path order.
+    // Without --git-order, the value order: source, then documentation.
     let plain = collect::collect(dir.path(), &options(&[]), |_| {}).unwrap();
     assert_eq!(
         doc_ids(&plain),
-        ["docs/guide.md", "mid.rs", "new.rs", "old.rs", "scratch.rs"]
+        ["mid.rs", "new.rs", "old.rs", "scratch.rs", "docs/guide.md"]
     );
     // In a subdirectory, ranks are relative to it.
     let sub = collect::collect(&dir.path().join("docs"), &by_git, |_| {}).unwrap();
@@ -603,6 +604,156 @@ fn lock_files_come_after_every_other_file_of_their_priority() {
     };
     let collection = collect::collect(dir.path(), &wanted, |_| {}).unwrap();
     assert_eq!(ids(&collection)[0], "Cargo.lock");
+}
+
+/// A repository's files in the value order: README and manifest, entry
+/// points, source, documentation, tests, examples, the rest, and the
+/// low-value files last, each named on standard error with its rule.
+#[test]
+fn a_tree_is_collected_in_the_value_order_and_low_value_files_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = [
+        (
+            "Cargo.lock",
+            "# generated
+",
+        ),
+        (
+            "Cargo.toml",
+            "[package]
+",
+        ),
+        (
+            "Cargo.toml.orig",
+            "[package]
+",
+        ),
+        (
+            "CHANGELOG.md",
+            "# Changes
+",
+        ),
+        (
+            "LICENSE-MIT",
+            "MIT
+",
+        ),
+        (
+            "README.md",
+            "# R
+",
+        ),
+        (
+            "benches/speed.rs",
+            "// bench
+",
+        ),
+        (
+            "docs/guide.md",
+            "# Guide
+",
+        ),
+        (
+            "examples/hello.rs",
+            "// example
+",
+        ),
+        ("rustfmt.toml", "edition = \"2024\"\n"),
+        (
+            "src/iter/map.rs",
+            "// map
+",
+        ),
+        (
+            "src/lib.rs",
+            "// lib
+",
+        ),
+        (
+            "src/main.rs",
+            "// main
+",
+        ),
+        (
+            "tests/basic.rs",
+            "// test
+",
+        ),
+        (
+            "vendor/zlib/inflate.c",
+            "/* zlib */
+",
+        ),
+        (
+            "web/app.min.js",
+            "x()
+",
+        ),
+    ];
+    write_tree(dir.path(), &tree);
+    let expected = [
+        "README.md",
+        "Cargo.toml",
+        "src/lib.rs",
+        "src/main.rs",
+        "src/iter/map.rs",
+        "docs/guide.md",
+        "tests/basic.rs",
+        "benches/speed.rs",
+        "examples/hello.rs",
+        "rustfmt.toml",
+        "Cargo.toml.orig",
+        "CHANGELOG.md",
+        "LICENSE-MIT",
+        "Cargo.lock",
+        "web/app.min.js",
+        "vendor/zlib/inflate.c",
+    ];
+    let collection = collect::collect(dir.path(), &options(&[]), |_| {}).unwrap();
+    assert_eq!(ids(&collection), expected);
+    // The command line packs in that order and names each low-value file.
+    let root = dir.path().to_str().unwrap();
+    let run = packer(
+        dir.path(),
+        &[
+            "pack", "--dir", root, "--budget", "10000", "--format", "summary",
+        ],
+        b"",
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(
+        json(&run.stdout)["selectedIds"],
+        serde_json::json!(expected)
+    );
+    assert_eq!(json(&run.stdout)["envelope"], "markdown");
+    assert_eq!(
+        run.stderr,
+        "placed last: Cargo.toml.orig (*.orig)\n\
+         placed last: CHANGELOG.md (changelog)\n\
+         placed last: LICENSE-MIT (licence)\n\
+         placed last: Cargo.lock (lock file)\n\
+         placed last: web/app.min.js (minified)\n\
+         placed last: vendor/zlib/inflate.c (vendored)\n"
+    );
+    // A priority rule overrides the value order, and the file raised is
+    // no longer named.
+    let run = packer(
+        dir.path(),
+        &[
+            "pack",
+            "--dir",
+            root,
+            "--budget",
+            "10000",
+            "--format",
+            "summary",
+            "--priority",
+            "CHANGELOG.md=1",
+        ],
+        b"",
+    );
+    assert_eq!(json(&run.stdout)["selectedIds"][0], "CHANGELOG.md");
+    assert!(!run.stderr.contains("CHANGELOG"), "{}", run.stderr);
 }
 
 #[test]
@@ -670,9 +821,10 @@ fn urls_pin_the_commit_of_https_and_ssh_remotes() {
         ..options(&[])
     };
     let plain = collect::collect(root, &bare, |_| {}).unwrap();
-    assert_eq!(plain.documents[0].id, "docs/guide.md");
-    assert_eq!(plain.documents[0].url, None);
-    assert_eq!(plain.documents[0].path.as_deref(), Some("docs/guide.md"));
+    let guide = plain.documents.last().unwrap();
+    assert_eq!(guide.id, "docs/guide.md");
+    assert_eq!(guide.url, None);
+    assert_eq!(guide.path.as_deref(), Some("docs/guide.md"));
     for (remote, base) in [
         (
             "https://github.com/owner/repo.git",
@@ -695,7 +847,7 @@ fn urls_pin_the_commit_of_https_and_ssh_remotes() {
         git_output(root, &["remote", "remove", "origin"]);
         git(root, &["remote", "add", "origin", remote]);
         let collection = collect::collect(root, &bare, |_| {}).unwrap();
-        let guide = &collection.documents[0];
+        let guide = collection.documents.last().unwrap();
         assert_eq!(guide.id, "docs/guide.md");
         assert_eq!(
             guide.url.as_deref(),
@@ -798,7 +950,7 @@ fn files_from_collects_exactly_the_listed_paths_and_reports_every_skip() {
         let collection = collect::collect(root, &listed, |_| {}).unwrap();
         assert_eq!(
             doc_ids(&collection),
-            ["README.md", "docs/a b.md", "src/main.rs"]
+            ["README.md", "src/main.rs", "docs/a b.md"]
         );
         let mut skipped: Vec<(&str, &str)> = collection
             .skipped
@@ -852,7 +1004,7 @@ fn files_from_takes_git_ls_files_output() {
     // Everything committed, not the untracked scratch file.
     assert_eq!(
         doc_ids(&collection),
-        ["docs/guide.md", "mid.rs", "new.rs", "old.rs"]
+        ["mid.rs", "new.rs", "old.rs", "docs/guide.md"]
     );
     assert!(collection.skipped.is_empty());
 }
@@ -914,7 +1066,7 @@ fn the_tree_is_one_required_document_counted_like_any_other() {
         out["usedTokens"].as_u64().unwrap() as usize,
         oracle.encode_ordinary(payload).len()
     );
-    assert!(payload.contains("./\\n  README.md\\n  src/\\n"));
+    assert!(payload.contains("./\n  README.md\n  src/\n"), "{payload}");
     // Too small for the tree: a required document that does not fit.
     let run = packer(dir.path(), &[&base[..], &["--budget", "20"]].concat(), b"");
     assert_eq!(run.status, 4, "{}", run.stderr);
@@ -930,7 +1082,7 @@ fn the_tree_is_one_required_document_counted_like_any_other() {
             "https://example.com/",
             "--tree-optional",
             "--budget",
-            "40",
+            "25",
         ],
         b"",
     );
@@ -1006,9 +1158,10 @@ fn budget_is_the_context_with_no_reservations() {
         b"",
     );
     assert_eq!(fixture.status, 0);
+    // A fixture's payload is JSON unless --envelope says otherwise.
     let piped = packer(
         dir.path(),
-        &["pack", "-", "--format", "summary"],
+        &["pack", "-", "--format", "summary", "--envelope", "markdown"],
         fixture.stdout.as_bytes(),
     );
     assert_eq!(piped.stdout, short.stdout);

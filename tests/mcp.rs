@@ -159,7 +159,13 @@ async fn packs_a_directory_within_the_budget_counted_exactly() {
     for never in ["hidden", "[core]", "ignored\\n", "outside the root", "AKIA"] {
         assert!(!payload.contains(never), "{never}");
     }
-    assert!(payload.contains(r#""omitted":[{"id":"src/long.rs""#));
+    // A directory packs as Markdown by default, each file named by its path.
+    assert!(
+        payload.ends_with("# Omitted documents (whole document does not fit)\n- src/long.rs\n"),
+        "{payload}"
+    );
+    assert_eq!(summary["envelope"], "markdown");
+    assert_eq!(summary["files"]["placedLast"], json!([]));
     client.cancel().await.unwrap();
 }
 

@@ -71,7 +71,7 @@ def tree(tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "main.rs").write_text('fn main() {\n    println!("{}", 1 + 2);\n}\n')
     (tmp_path / "src" / "lib.rs").write_text("//! Library.\n\npub fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n")
-    (tmp_path / "README.md").write_text("# Demo\n\nA demo project with <xml> & \"quotes\".\n" * 20)
+    (tmp_path / "README.md").write_text("# Demo\n\nA demo project with <xml> & \"quotes\".\n" * 40)
     (tmp_path / ".env").write_text(f"AWS_ACCESS_KEY_ID={SECRET}\n")
     (tmp_path / ".gitignore").write_text("target/\n")
     (tmp_path / "target").mkdir()
@@ -160,7 +160,7 @@ def test_packs_a_directory_within_the_budget_counted_exactly(tree, tiktoken_enco
     assert summary["envelope"] == envelope
     assert summary["usedTokens"] == tiktoken_count(tiktoken_encoding, "cl100k_base", payload)
     assert summary["usedTokens"] <= summary["availableTokens"] == 300
-    # README.md (20 repeated paragraphs) does not fit; both sources do.
+    # README.md (40 repeated paragraphs) does not fit; both sources do.
     assert summary["selectedIds"] == ["src/lib.rs", "src/main.rs"]
     assert [(s["id"], s["reason"]) for s in summary["skipped"]] == [("README.md", "whole-document-does-not-fit")]
     assert all(s["neededTokens"] > s["freeTokens"] for s in summary["skipped"])

@@ -223,7 +223,7 @@ impl Server {
         let path = args
             .string("path")?
             .ok_or_else(|| ToolError::Usage("the argument 'path' is missing".into()))?;
-        let request = request(&args, &self.roots)?;
+        let request = request(&args, &self.roots, tools::DIRECTORY_ENVELOPE)?;
         let options = packer_collect::CollectOptions {
             // Checked again on the opened directory: a link swapped in
             // after `resolve` is caught.
@@ -254,7 +254,7 @@ impl Server {
             .raw("documents")
             .ok_or_else(|| ToolError::Usage("the argument 'documents' is missing".into()))?;
         self.check_size(documents)?;
-        let request = request(&args, &self.roots)?;
+        let request = request(&args, &self.roots, tools::DOCUMENTS_ENVELOPE)?;
         // The documents, as the client wrote them, go through the same
         // reader and validation as a fixture file, so every refusal has the
         // command line's code.
@@ -337,13 +337,17 @@ impl Server {
 }
 
 /// The encoding, the budget (all of it the payload's) and the options.
-fn request(args: &Arguments<'_>, roots: &Roots) -> Result<Request, ToolError> {
+fn request(
+    args: &Arguments<'_>,
+    roots: &Roots,
+    default_envelope: packer::Envelope,
+) -> Result<Request, ToolError> {
     let tokenizer = tokenizer(args, roots)?;
     Ok(Request {
         encoding: args.encoding()?,
         tokenizer,
         budget: tools::whole_budget(args.budget()?),
-        options: args.options()?,
+        options: args.options(default_envelope)?,
     })
 }
 

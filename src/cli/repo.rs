@@ -160,6 +160,19 @@ impl CollectFlags {
                 reason.describe()
             );
         }
+        let last = collection.placed_last();
+        for (id, rule) in last.iter().take(PLACED_LAST_LISTED) {
+            eprintln!(
+                "placed last: {} ({rule})",
+                packer::output::terminal_safe(id)
+            );
+        }
+        if last.len() > PLACED_LAST_LISTED {
+            eprintln!(
+                "placed last: {} more low-value files",
+                last.len() - PLACED_LAST_LISTED
+            );
+        }
         if collection.changed > 0 {
             eprintln!(
                 "note: {} file(s) became symbolic links, or moved under one, while the directory was collected; they were left out",
@@ -177,6 +190,9 @@ impl CollectFlags {
         Ok(collection)
     }
 }
+
+/// How many low-value files standard error names (then only counts).
+const PLACED_LAST_LISTED: usize = 20;
 
 /// Reads a `--files-from` list (a file, or - for standard input), at most
 /// `--max-total-bytes` of it.

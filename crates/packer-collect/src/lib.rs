@@ -25,7 +25,9 @@ mod ignores;
 pub mod priority;
 pub mod secrets;
 mod tree;
+pub mod value;
 
+use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 
@@ -176,8 +178,9 @@ fn is_zero(value: &i64) -> bool {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Collection {
     /// Documents: the tree first (with `--tree`), then by priority
-    /// (highest first), then most recently changed first (with
-    /// `--git-order`), then by path.
+    /// (highest first), then in the value order ([`value`]; with
+    /// `--git-order`, low-value files last and the others most recently
+    /// changed first), then by path.
     pub documents: Vec<CollectedDocument>,
     /// Files left out, with why, sorted by path.
     pub skipped: Vec<(String, SkipReason)>,
@@ -191,6 +194,23 @@ pub struct Collection {
     /// while it was collected. They are left out and, since their names may come from
     /// elsewhere, not named.
     pub changed: usize,
+}
+
+impl Collection {
+    /// The low-value documents the value order put after the others
+    /// (those no `--priority` rule raised above 0), in document order, with
+    /// the rule that placed each (`licence`, `changelog`, `lock file`, ...;
+    /// see [`value`]).
+    pub fn placed_last(&self) -> Vec<(&str, &'static str)> {
+        self.documents
+            .iter()
+            .filter(|d| d.priority <= 0)
+            .filter_map(|d| match value::place(&d.id) {
+                value::Place::Last(rule) if d.id != TREE_ID => Some((d.id.as_str(), rule)),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// Whether and how to add the `--tree` document.
@@ -646,54 +666,26 @@ fn relative_entry(entry: &str, dir: &Path, canonical_dir: &Path) -> Option<PathB
     Some(clean)
 }
 
-/// Sorts by priority (highest first), then, with `git_order`, by how
-/// recently Git changed the file (never-committed files last), then by id.
+/// Sorts by priority (highest first), then in the value order of
+/// [`value::place`] (low-value files after the others; with `git_order`,
+/// the others by how recently Git changed them, never-committed files
+/// last), then by id.
 fn order(dir: &Path, documents: &mut [CollectedDocument], options: &CollectOptions) {
     let ranks = if options.git_order {
         git::change_ranks(dir)
     } else {
         HashMap::new()
     };
-    documents.sort_by(|a, b| {
-        let rank = |d: &CollectedDocument| ranks.get(&d.id).copied().unwrap_or(usize::MAX);
-        b.priority
-            .cmp(&a.priority)
-            .then_with(|| is_lock_file(&a.id).cmp(&is_lock_file(&b.id)))
-            .then_with(|| rank(a).cmp(&rank(b)))
-            .then_with(|| a.id.cmp(&b.id))
+    let rank = |d: &CollectedDocument| ranks.get(&d.id).copied().unwrap_or(usize::MAX);
+    documents.sort_by_cached_key(|d| {
+        let place = value::place(&d.id);
+        let (place, rank) = if options.git_order {
+            (place.is_low_value().then_some(place), rank(d))
+        } else {
+            (Some(place), 0)
+        };
+        (Reverse(d.priority), place, rank, d.id.clone())
     });
-}
-
-/// Package managers' lock files: generated, long, and seldom what a
-/// question is about, so they go after every other file of their priority.
-const LOCK_FILES: [&str; 20] = [
-    "Cargo.lock",
-    "package-lock.json",
-    "npm-shrinkwrap.json",
-    "yarn.lock",
-    "pnpm-lock.yaml",
-    "bun.lock",
-    "deno.lock",
-    "poetry.lock",
-    "Pipfile.lock",
-    "uv.lock",
-    "pdm.lock",
-    "Gemfile.lock",
-    "composer.lock",
-    "go.sum",
-    "flake.lock",
-    "mix.lock",
-    "pubspec.lock",
-    "Podfile.lock",
-    "packages.lock.json",
-    "Package.resolved",
-];
-
-/// Whether the file `id` names is a package manager's lock file
-/// (`Cargo.lock`, `package-lock.json`, `go.sum`, ...).
-pub fn is_lock_file(id: &str) -> bool {
-    let name = id.rsplit('/').next().unwrap_or(id);
-    LOCK_FILES.contains(&name)
 }
 
 /// The `--glob` patterns as a plain matcher (gitignore syntax, `!` to

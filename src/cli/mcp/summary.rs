@@ -63,6 +63,22 @@ pub struct Files<'a> {
     /// How many more did not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_documents_more: Option<usize>,
+    /// The first low-value documents the value order put last, with the
+    /// rule that placed each.
+    pub placed_last: Vec<PlacedLast<'a>>,
+    /// How many more were placed last.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placed_last_more: Option<usize>,
+}
+
+/// A low-value document placed after the others.
+#[derive(Debug, Serialize)]
+pub struct PlacedLast<'a> {
+    /// Its path relative to the packed directory.
+    pub path: &'a str,
+    /// The rule: `licence`, `changelog`, `lock file`, `*.orig`,
+    /// `minified`, `generated` or `vendored`.
+    pub rule: &'static str,
 }
 
 /// A file that did not become a document.
@@ -116,6 +132,7 @@ impl<'a> PackSummary<'a> {
 
     /// Adds what the walk of a directory left out.
     pub fn with_files(mut self, collection: &'a Collection) -> PackSummary<'a> {
+        let last = collection.placed_last();
         self.files = Some(Files {
             documents: collection.documents.len(),
             not_documents: collection
@@ -132,6 +149,12 @@ impl<'a> PackSummary<'a> {
                 })
                 .collect(),
             not_documents_more: more(collection.skipped.len()),
+            placed_last: last
+                .iter()
+                .take(LISTED)
+                .map(|&(path, rule)| PlacedLast { path, rule })
+                .collect(),
+            placed_last_more: more(last.len()),
         });
         self
     }

@@ -172,7 +172,14 @@ fn tokenizer_property() -> Value {
     })
 }
 
-fn pack_properties() -> Map<String, Value> {
+/// The default layout of a payload packed from documents (JSON, as
+/// `packer pack` on a fixture) and from a directory (Markdown, as
+/// `packer pack --dir`).
+pub const DOCUMENTS_ENVELOPE: Envelope = Envelope::Json;
+/// See [`DOCUMENTS_ENVELOPE`].
+pub const DIRECTORY_ENVELOPE: Envelope = Envelope::Markdown;
+
+fn pack_properties(default_envelope: Envelope) -> Map<String, Value> {
     let (encoding, model) = encoding_properties();
     object(json!({
         "budget": {
@@ -210,7 +217,7 @@ fn pack_properties() -> Map<String, Value> {
         "envelope": {
             "type": "string",
             "enum": Envelope::names(),
-            "default": Envelope::default().name(),
+            "default": default_envelope.name(),
             "description": "The payload's layout. json: {\"documents\":[...]}. xml: \
                             <document index id><source>url</source><document_content>; \
                             markdown: a heading and a fenced block per document. xml and \
@@ -237,7 +244,7 @@ fn pack_directory_schema(roots: &[std::path::PathBuf]) -> Value {
             )
         }
     }));
-    properties.extend(pack_properties());
+    properties.extend(pack_properties(DIRECTORY_ENVELOPE));
     properties.insert(
         "globs".into(),
         json!({
@@ -332,7 +339,7 @@ fn pack_documents_schema() -> Value {
             }
         }
     }));
-    properties.extend(pack_properties());
+    properties.extend(pack_properties(DOCUMENTS_ENVELOPE));
     input_schema(properties, &["documents", "budget"])
 }
 
@@ -399,7 +406,7 @@ fn pack_summary_schema(directory: bool) -> Value {
             "files".into(),
             json!({
                 "type": "object",
-                "description": "Files under path that did not become documents (at most 50 listed).",
+                "description": "Files under path that did not become documents, and documents placed last (at most 50 of each listed).",
                 "properties": {
                     "documents": {"type": "integer"},
                     "notDocuments": {
@@ -414,7 +421,20 @@ fn pack_summary_schema(directory: bool) -> Value {
                             "required": ["path", "reason"]
                         }
                     },
-                    "notDocumentsMore": {"type": "integer"}
+                    "notDocumentsMore": {"type": "integer"},
+                    "placedLast": {
+                        "type": "array",
+                        "description": "Low-value documents put after the others (at most 50 listed).",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "path": {"type": "string"},
+                                "rule": {"type": "string", "description": "licence, changelog, lock file, *.orig, minified, generated or vendored."}
+                            },
+                            "required": ["path", "rule"]
+                        }
+                    },
+                    "placedLastMore": {"type": "integer"}
                 },
                 "required": ["documents", "notDocuments"]
             }),
@@ -574,8 +594,9 @@ impl<'a> Arguments<'a> {
         }
     }
 
-    /// `policy`, `noteOmissions` and `excerptQuery` as the library's options.
-    pub fn options(&self) -> Result<Options, ToolError> {
+    /// `policy`, `envelope` (`default_envelope` when not given),
+    /// `noteOmissions` and `excerptQuery` as the library's options.
+    pub fn options(&self, default_envelope: Envelope) -> Result<Options, ToolError> {
         let policy = match self.string("policy")? {
             None => Policy::default(),
             Some(name) => name.parse().map_err(|_| {
@@ -596,7 +617,7 @@ impl<'a> Arguments<'a> {
                     .ok_or_else(|| wrong_type("noteOmissionsMax", "a whole number from 0"))?,
             },
             envelope: match self.string("envelope")? {
-                None => Envelope::default(),
+                None => default_envelope,
                 Some(name) => name.parse().map_err(|_| {
                     ToolError::Usage(format!(
                         "the argument 'envelope' must be one of {}",
@@ -750,7 +771,7 @@ mod tests {
         let a = Arguments::new(&map, PACK_DOCUMENTS_ARGUMENTS).unwrap();
         assert_eq!(a.budget().unwrap(), 1000);
         assert_eq!(a.encoding().unwrap(), Some(Encoding::O200kBase));
-        let options = a.options().unwrap();
+        let options = a.options(DOCUMENTS_ENVELOPE).unwrap();
         assert_eq!(options.policy, Policy::MaxFill);
         assert!(options.note_omissions);
         assert_eq!(options.excerpt.unwrap().query, "limits");
@@ -781,7 +802,7 @@ mod tests {
             let error = a
                 .budget()
                 .and_then(|_| a.encoding())
-                .and_then(|_| a.options())
+                .and_then(|_| a.options(DOCUMENTS_ENVELOPE))
                 .err()
                 .unwrap_or_else(|| panic!("{bad} accepted"));
             assert!(
