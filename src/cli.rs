@@ -54,6 +54,7 @@ Fixture: one JSON object (UTF-8), for example
              available = context - other input - output - safety
   id         non-empty, unique, no control characters
   url        absolute http or https URL with a host, no user name or password
+  path       instead of url, for a file: relative, / between parts (no . or ..)
   format     \"markdown\" or \"text\"
   content    not empty and not only whitespace
   truncated  present and false (a truncated capture cannot be packed whole)
@@ -64,6 +65,18 @@ Unknown fields, duplicate keys and unpaired surrogate escapes are refused.";
 /// The fixture format, then the exit codes (after `--help`).
 fn fixture_and_exit_codes() -> String {
     format!("{FIXTURE}\n\n{EXIT_CODES}")
+}
+
+const PACK_EXAMPLES: &str = "\
+Examples:
+  packer pack --dir . --budget 32000 --format payload     a repository or any directory
+  packer pack capture.json --budget 8000 --format report  a capture (a fixture, below)
+  packer pack --dir . --model gpt-4o --context-tokens 128000 --reserved-output-tokens 4000
+  git diff -z --name-only main... | packer pack --dir . --files-from - --budget 60000";
+
+/// `pack --help`: examples, the fixture format, the exit codes.
+fn pack_after_help() -> String {
+    format!("{PACK_EXAMPLES}\n\n{FIXTURE}\n\n{EXIT_CODES}")
 }
 
 /// Pack whole documents into an LLM context under an exact token budget.
@@ -77,7 +90,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Select whole documents that fit the budget and print the exact payload with a decision for each
-    #[command(after_help = fixture_and_exit_codes())]
+    #[command(after_help = pack_after_help())]
     Pack(PackArgs),
     /// Validate a fixture and its budget; print a one-line summary
     #[command(after_help = fixture_and_exit_codes())]
@@ -162,11 +175,11 @@ pub struct InputArgs {
     pub fixture: Option<PathBuf>,
 
     /// Refuse inputs larger than this many bytes
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_INPUT_BYTES, value_parser = byte_count, allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_INPUT_BYTES, value_parser = byte_count, allow_negative_numbers = true, display_order = 90)]
     pub max_input_bytes: u64,
 
     /// Refuse fixtures with more documents than this
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_DOCUMENTS, value_parser = whole_number, allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_DOCUMENTS, value_parser = whole_number, allow_negative_numbers = true, display_order = 91)]
     pub max_documents: usize,
 }
 
@@ -194,7 +207,7 @@ pub struct SettingsArgs {
 pub struct BudgetArgs {
     /// The payload may use N tokens: --context-tokens N with every
     /// reservation 0
-    #[arg(long, value_name = "N", value_parser = budget_value(), conflicts_with_all = ["context_tokens", "reserved_other_input_tokens", "reserved_output_tokens", "safety_tokens"])]
+    #[arg(long, value_name = "N", value_parser = budget_value(), conflicts_with_all = ["context_tokens", "reserved_other_input_tokens", "reserved_output_tokens", "safety_tokens"], display_order = 1)]
     pub budget: Option<u64>,
 
     /// The model's context window in tokens
@@ -281,7 +294,7 @@ pub struct PackArgs {
 
     /// Collect DIR (as `packer collect`) and pack it, in one process; the
     /// fixture limits give way to --max-files and --max-total-bytes
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["fixture", "max_input_bytes", "max_documents"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["fixture", "max_input_bytes", "max_documents"], display_order = 2)]
     pub dir: Option<PathBuf>,
 
     // Keep last: the heading applies to every flag after it.
@@ -435,6 +448,41 @@ impl InputArgs {
         let bytes = read_input(path, self.max_input_bytes)?;
         Fixture::from_bytes(&bytes, &self.limits())
     }
+}
+
+/// On standard error, before the error itself: what to run instead when
+/// `pack` was given a directory, or a file that is not a fixture.
+fn first_mistake_hint(args: &PackArgs, error: &Error) {
+    let named = args
+        .input
+        .fixture
+        .as_deref()
+        .filter(|p| *p != Path::new("-"));
+    let shown = named.map(|p| output::terminal_safe(&p.to_string_lossy()));
+    // A `.json` file that fails is a broken fixture, not a first mistake.
+    let not_json = named.is_some_and(|p| {
+        p.extension()
+            .is_none_or(|e| !e.eq_ignore_ascii_case("json"))
+    });
+    let at_start = not_json
+        && (matches!(error, Error::InvalidJson { at, .. } if at.line == 1 && at.column == 1)
+            || matches!(error, Error::InvalidUtf8 { .. } | Error::Utf16 { .. }));
+    let hint = match (shown, error) {
+        (Some(path), Error::ReadFailed { kind, .. })
+            if *kind == std::io::ErrorKind::IsADirectory =>
+        {
+            format!(
+                "hint: to pack the files of a directory, run packer pack --dir {path} --budget N"
+            )
+        }
+        (Some(path), _) if at_start => format!(
+            "hint: {path} is not a fixture (a JSON capture of documents); to pack files, give \
+             their directory: packer pack --dir DIR --budget N (--files-from LIST for some of \
+             them), or write a fixture with packer collect DIR"
+        ),
+        _ => return,
+    };
+    eprintln!("{hint}");
 }
 
 impl PackArgs {
@@ -615,7 +663,7 @@ fn pack(args: PackArgs) -> Result<i32, Error> {
 }
 
 fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
-    let request = args.settings.request(Options {
+    let mut request = args.settings.request(Options {
         policy: args.policy,
         envelope: args.envelope(),
         note_omissions: args.note_omissions,
@@ -626,6 +674,17 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
             max_chars: args.excerpt_max_chars,
         }),
     })?;
+    if args.dir.is_some() {
+        // A directory has no budget of its own: the reservations not given
+        // are 0.
+        for value in [
+            &mut request.budget.reserved_other_input_tokens,
+            &mut request.budget.reserved_output_tokens,
+            &mut request.budget.safety_tokens,
+        ] {
+            value.get_or_insert(0);
+        }
+    }
     if args.payload_out.as_deref() == Some(Path::new("-")) {
         return Err(Error::PayloadOutIsStdout);
     }
@@ -655,11 +714,21 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     }
     let fixture = match &args.dir {
         Some(dir) => {
+            // Said before the walk, which can take a while.
+            if args.settings.budget.partial().context_tokens.is_none() {
+                return Err(Error::InvalidBudget {
+                    field: "contextTokens",
+                    problem: packer::error::BudgetProblem::MissingForDirectory,
+                });
+            }
             let collection = args.collect.collect(dir)?;
             read.extend(&collection.opened);
             packer_collect::fixture(&collection)?
         }
-        None => args.input.load()?,
+        None => args
+            .input
+            .load()
+            .inspect_err(|error| first_mistake_hint(args, error))?,
     };
     let outcome = match packer::pack(&fixture, &request) {
         Ok(outcome) => outcome,

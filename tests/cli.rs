@@ -831,3 +831,113 @@ fn which(name: &str) -> Result<PathBuf, ()> {
         .find(|path| path.exists())
         .ok_or(())
 }
+
+/// A first run that gives `pack` the wrong thing is told what to run
+/// instead, on the line before the error (the error stays the last line).
+#[test]
+fn first_mistakes_are_told_what_to_run_instead() {
+    let run = exec(&["pack", "README.md", "--format", "report"]);
+    assert_eq!(run.status, 3);
+    assert_eq!(
+        run.stderr,
+        "hint: README.md is not a fixture (a JSON capture of documents); to pack files, give \
+         their directory: packer pack --dir DIR --budget N (--files-from LIST for some of them), \
+         or write a fixture with packer collect DIR\n\
+         error[invalid-json]: the input is not valid JSON at line 1 column 1: expected a value (a \
+         string in double quotes, a number, an object, an array, true, false or null)\n"
+    );
+    let run = exec(&["pack", "fixtures/plain-directory", "--format", "report"]);
+    assert_eq!(run.status, 3);
+    assert!(
+        run.stderr.starts_with(
+            "hint: to pack the files of a directory, run packer pack --dir fixtures/plain-directory --budget N\n"
+        ),
+        "{}",
+        run.stderr
+    );
+    // A fixture that is JSON but wrong gets no hint.
+    let run = exec_with_stdin(&["pack", "-", "--format", "report"], b"{}");
+    assert!(!run.stderr.contains("hint:"), "{}", run.stderr);
+    // --dir without a budget names the flags, before walking anything (the
+    // directory does not even exist).
+    let run = exec(&["pack", "--dir", "no/such/dir", "--format", "report"]);
+    assert_eq!(run.status, 3);
+    assert_eq!(
+        run.stderr,
+        "error[invalid-budget]: packing a directory needs a budget: give --budget N (the payload \
+         may use N tokens), or --context-tokens N with the reservations you need\n"
+    );
+    // An empty --files-from list, or one of which nothing is collected, is
+    // a warning; the (empty) pack still succeeds.
+    let run = exec_with_stdin(
+        &[
+            "pack",
+            "--dir",
+            "fixtures/plain-directory",
+            "--files-from",
+            "-",
+            "--budget",
+            "100",
+            "--format",
+            "summary",
+        ],
+        b"",
+    );
+    assert_eq!(run.status, 0);
+    assert_eq!(
+        run.stderr,
+        "warning: the --files-from list names no file; nothing is collected\n"
+    );
+    let run = exec_with_stdin(
+        &[
+            "pack",
+            "--dir",
+            "fixtures/plain-directory",
+            "--files-from",
+            "-",
+            "--budget",
+            "100",
+            "--format",
+            "summary",
+        ],
+        b"gone.rs\n",
+    );
+    assert_eq!(run.status, 0);
+    assert_eq!(
+        run.stderr,
+        "skipped gone.rs: does not exist\n\
+         warning: no path of the --files-from list (1 listed) became a document; the lines above \
+         say why\n"
+    );
+    // --help leads with the budget and the directory, and shows examples.
+    let help = ok(&["pack", "--help"]);
+    let options = &help[help.find("Options:").unwrap()..];
+    assert!(
+        options
+            .trim_start_matches("Options:\n")
+            .trim_start()
+            .starts_with("--budget")
+    );
+    assert!(
+        help.contains("Examples:\n  packer pack --dir . --budget 32000"),
+        "{help}"
+    );
+    // The example with a context and one reservation: with --dir, the
+    // reservations not given are 0.
+    let run = exec(&[
+        "pack",
+        "--dir",
+        "fixtures/plain-directory",
+        "--model",
+        "gpt-4o",
+        "--context-tokens",
+        "128000",
+        "--reserved-output-tokens",
+        "4000",
+        "--format",
+        "summary",
+    ]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let summary: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(summary["availableTokens"], 124000);
+}

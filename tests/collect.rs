@@ -1129,12 +1129,21 @@ fn budget_is_the_context_with_no_reservations() {
     assert_eq!(short.status, 0, "{}", short.stderr);
     assert_eq!(short.stdout, long.stdout);
     assert_eq!(json(&short.stdout)["availableTokens"], 500);
-    // Only --context-tokens, and no budget in the fixture: the message names --budget.
+    // Only --context-tokens: a directory has no fixture budget, so the
+    // reservations not given are 0.
     let run = packer(
         dir.path(),
-        &[&args[..], &["--context-tokens", "500"]].concat(),
+        &[
+            &args[..],
+            &["--context-tokens", "500", "--format", "summary"],
+        ]
+        .concat(),
         b"",
     );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, short.stdout);
+    // No budget flag at all: the message names --budget.
+    let run = packer(dir.path(), &args, b"");
     assert_eq!(run.status, 3);
     assert!(run.stderr.contains("--budget N"), "{}", run.stderr);
     // --budget with a reservation flag is a usage error.

@@ -160,6 +160,21 @@ impl CollectFlags {
                 reason.describe()
             );
         }
+        if let Some(list) = &options.files_from {
+            let files = collection
+                .documents
+                .iter()
+                .filter(|d| d.id != collect::TREE_ID)
+                .count();
+            if list.is_empty() {
+                eprintln!("warning: the --files-from list names no file; nothing is collected");
+            } else if files == 0 {
+                eprintln!(
+                    "warning: no path of the --files-from list ({} listed) became a document; the lines above say why",
+                    list.len()
+                );
+            }
+        }
         let last = collection.placed_last();
         for (id, rule) in last.iter().take(PLACED_LAST_LISTED) {
             eprintln!(

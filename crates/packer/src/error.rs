@@ -137,6 +137,8 @@ pub enum SchemaPlace {
 pub enum BudgetProblem {
     /// The `budget` object is absent and not every value was given as a flag.
     Missing,
+    /// A directory is packed without a budget flag.
+    MissingForDirectory,
     /// `budget` is not an object.
     NotAnObject,
     /// One value is absent.
@@ -634,6 +636,9 @@ fn budget_message(field: &str, problem: BudgetProblem) -> String {
     match problem {
         BudgetProblem::Missing => "the fixture has no budget; add one, or give --budget N (the payload may use N tokens) \
              or all four budget flags (--context-tokens, --reserved-other-input-tokens, --reserved-output-tokens, --safety-tokens)"
+            .into(),
+        BudgetProblem::MissingForDirectory => "packing a directory needs a budget: give --budget N \
+             (the payload may use N tokens), or --context-tokens N with the reservations you need"
             .into(),
         BudgetProblem::NotAnObject => "budget must be an object of four token counts".into(),
         BudgetProblem::MissingValue => {
