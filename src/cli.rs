@@ -2,6 +2,7 @@
 //! the library. Everything that touches stdin, stdout, stderr and files
 //! lives here.
 
+mod init;
 mod mcp;
 mod payload_out;
 mod repo;
@@ -15,7 +16,7 @@ use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 mod batch;
 
 use packer::budget::MAX_BUDGET_VALUE;
-use packer::envelope::Envelope;
+use packer::envelope::{DEFAULT_NOTE_OMISSIONS_MAX, Envelope};
 use packer::error::EXIT_OK;
 use packer::fixture::{self, DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
 use packer::output::{self, Format};
@@ -23,6 +24,7 @@ use packer::pack::ExcerptOptions;
 use packer::{
     Counter, Encoding, Error, Fixture, Limits, Options, PartialBudget, Policy, Request, Tokenizer,
 };
+use packer_collect::config::Config;
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -106,6 +108,8 @@ pub enum Command {
     Focus(FocusArgs),
     /// Print a fixture made from a directory's text files
     Collect(CollectArgs),
+    /// Write a commented starter packer.toml for a directory
+    Init(init::InitArgs),
     /// Serve the packer tools over the Model Context Protocol on stdin/stdout
     Mcp(mcp::McpArgs),
     /// Print a shell completion script
@@ -255,9 +259,9 @@ pub struct PackArgs {
     #[command(flatten)]
     pub settings: SettingsArgs,
 
-    /// Order in which documents are tried
-    #[arg(long, default_value = "in-order", value_parser = policy_names())]
-    pub policy: Policy,
+    /// Order in which documents are tried [default: in-order]
+    #[arg(long, value_parser = policy_names())]
+    pub policy: Option<Policy>,
 
     /// What to print on standard output
     #[arg(long, value_enum, default_value_t = FormatArg::Json)]
@@ -485,19 +489,6 @@ fn first_mistake_hint(args: &PackArgs, error: &Error) {
     eprintln!("{hint}");
 }
 
-impl PackArgs {
-    /// `--envelope`, else the default: Markdown for a directory (the
-    /// layout that carries the most source, docs/measurements.md), JSON
-    /// for a fixture.
-    fn envelope(&self) -> Envelope {
-        self.envelope.unwrap_or(if self.dir.is_some() {
-            Envelope::Markdown
-        } else {
-            Envelope::Json
-        })
-    }
-}
-
 impl ValidateArgs {
     fn options(&self) -> Options {
         Options {
@@ -630,6 +621,7 @@ pub fn run(cli: Cli) -> Result<i32, Error> {
         Command::Encodings => encodings(),
         Command::Focus(args) => focus(args),
         Command::Collect(args) => collect(args),
+        Command::Init(args) => init::run(&args),
         Command::Mcp(args) => mcp::run(args),
         Command::Completions { shell } => completions(shell),
         Command::Man => man(),
@@ -662,25 +654,111 @@ fn pack(args: PackArgs) -> Result<i32, Error> {
     result
 }
 
+/// A name from the configuration file (checked when the file was read).
+fn named<T: std::str::FromStr>(name: &Option<String>) -> Option<T> {
+    name.as_deref().and_then(|name| name.parse().ok())
+}
+
+/// A flag with a default value, or the configuration file's value when the
+/// flag has its default.
+fn or_file(flag: usize, default: usize, file: Option<usize>) -> usize {
+    if flag == default {
+        file.unwrap_or(flag)
+    } else {
+        flag
+    }
+}
+
 fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
+    // A directory's packer.toml fills what no flag gives.
+    let found = match &args.dir {
+        Some(dir) => args.collect.config(dir)?,
+        None => None,
+    };
+    let empty = Config::default();
+    let file = found.as_ref().map_or(&empty, |found| &found.config);
     let mut request = args.settings.request(Options {
-        policy: args.policy,
-        envelope: args.envelope(),
-        note_omissions: args.note_omissions,
-        note_omissions_max: args.note_omissions_max,
-        excerpt: args.excerpt_query.clone().map(|query| ExcerptOptions {
-            query,
-            context: args.excerpt_context,
-            max_chars: args.excerpt_max_chars,
-        }),
+        policy: args
+            .policy
+            .or_else(|| named(&file.policy))
+            .unwrap_or_default(),
+        envelope: args.envelope.or_else(|| named(&file.envelope)).unwrap_or(
+            if args.dir.is_some() {
+                Envelope::Markdown
+            } else {
+                Envelope::Json
+            },
+        ),
+        note_omissions: args.note_omissions || file.note_omissions == Some(true),
+        note_omissions_max: or_file(
+            args.note_omissions_max,
+            DEFAULT_NOTE_OMISSIONS_MAX,
+            file.note_omissions_max,
+        ),
+        excerpt: args
+            .excerpt_query
+            .clone()
+            .or_else(|| file.excerpt_query.clone())
+            .map(|query| ExcerptOptions {
+                query,
+                context: or_file(
+                    args.excerpt_context,
+                    packer::focus::DEFAULT_CONTEXT,
+                    file.excerpt_context,
+                ),
+                max_chars: or_file(
+                    args.excerpt_max_chars,
+                    packer::focus::DEFAULT_MAX_CHARS,
+                    file.excerpt_max_chars,
+                ),
+            }),
     })?;
+    let settings = &args.settings;
+    if settings.encoding.is_none() && settings.model.is_none() && settings.tokenizer.is_none() {
+        if let Some(model) = &file.model {
+            request.encoding = Some(packer::model_encoding(model)?);
+        } else if file.encoding.is_some() {
+            request.encoding = named(&file.encoding);
+        }
+    }
     if args.dir.is_some() {
+        // Each budget value: the flag, else the file.
+        let from_file = match file.budget {
+            Some(tokens) => [Some(tokens), Some(0), Some(0), Some(0)],
+            None => [
+                file.context_tokens,
+                file.reserved_other_input_tokens,
+                file.reserved_output_tokens,
+                file.safety_tokens,
+            ],
+        };
+        let budget = &mut request.budget;
+        for (value, from_file) in [
+            &mut budget.context_tokens,
+            &mut budget.reserved_other_input_tokens,
+            &mut budget.reserved_output_tokens,
+            &mut budget.safety_tokens,
+        ]
+        .into_iter()
+        .zip(from_file)
+        {
+            if value.is_none() {
+                *value = from_file;
+            }
+        }
+        // Said before the walk, which can take a while.
+        if budget.context_tokens.is_none() {
+            return Err(Error::InvalidBudget {
+                field: "contextTokens",
+                problem: packer::error::BudgetProblem::MissingForDirectory,
+            });
+        }
         // A directory has no budget of its own: the reservations not given
         // are 0.
         for value in [
-            &mut request.budget.reserved_other_input_tokens,
-            &mut request.budget.reserved_output_tokens,
-            &mut request.budget.safety_tokens,
+            &mut budget.reserved_other_input_tokens,
+            &mut budget.reserved_output_tokens,
+            &mut budget.safety_tokens,
         ] {
             value.get_or_insert(0);
         }
@@ -712,16 +790,17 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
         }
         read.refuse(out)?;
     }
+    if let Some(id) = found.as_ref().and_then(|found| found.id) {
+        read.extend(&[id]);
+        if let Some(out) = &args.payload_out {
+            read.refuse(out)?;
+        }
+    }
     let fixture = match &args.dir {
         Some(dir) => {
-            // Said before the walk, which can take a while.
-            if args.settings.budget.partial().context_tokens.is_none() {
-                return Err(Error::InvalidBudget {
-                    field: "contextTokens",
-                    problem: packer::error::BudgetProblem::MissingForDirectory,
-                });
-            }
-            let collection = args.collect.collect(dir)?;
+            let collection = args
+                .collect
+                .collect(dir, found.as_ref().map(|f| &f.config))?;
             read.extend(&collection.opened);
             packer_collect::fixture(&collection)?
         }
@@ -829,8 +908,28 @@ fn focus(args: FocusArgs) -> Result<i32, Error> {
 }
 
 fn collect(args: CollectArgs) -> Result<i32, Error> {
-    let collection = args.collect.collect(&args.dir)?;
-    let budget = args.budget.partial();
+    let found = args.collect.config(&args.dir)?;
+    let config = found.as_ref().map(|found| &found.config);
+    let collection = args.collect.collect(&args.dir, config)?;
+    let mut budget = args.budget.partial();
+    if budget == PartialBudget::default()
+        && let Some(config) = config
+    {
+        budget = match config.budget {
+            Some(tokens) => PartialBudget {
+                context_tokens: Some(tokens),
+                reserved_other_input_tokens: Some(0),
+                reserved_output_tokens: Some(0),
+                safety_tokens: Some(0),
+            },
+            None => PartialBudget {
+                context_tokens: config.context_tokens,
+                reserved_other_input_tokens: config.reserved_other_input_tokens,
+                reserved_output_tokens: config.reserved_output_tokens,
+                safety_tokens: config.safety_tokens,
+            },
+        };
+    }
     write_stdout(packer_collect::fixture_json(&collection, &budget).as_bytes())?;
     Ok(EXIT_OK)
 }
@@ -966,7 +1065,7 @@ mod tests {
         let Command::Pack(args) = parse(&["pack", "f.json"]).unwrap().command else {
             panic!("not pack");
         };
-        assert_eq!(args.policy, Policy::InOrder);
+        assert_eq!(args.policy, None);
         assert_eq!(args.format, FormatArg::Json);
         assert_eq!(args.input.max_input_bytes, 1_048_576);
         assert_eq!(args.input.max_documents, 100);

@@ -1273,3 +1273,124 @@ fn a_tree_over_a_limit_is_refused_with_its_size_and_the_flag() {
         "the files to collect hold 50 bytes, more than the limit of 30 bytes of text; narrow them with --glob or raise --max-total-bytes"
     );
 }
+
+/// A tree's packer.toml is honoured without flags; flags win over it; it
+/// cannot be a link, name a key packer does not know, or be written over.
+#[test]
+fn a_packer_toml_in_the_tree_is_honoured_and_flags_win() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(
+        dir.path(),
+        &[
+            ("README.md", "# R\n"),
+            ("src/lib.rs", "pub fn f() {}\n"),
+            ("src/main.rs", "fn main() {}\n"),
+            (
+                "packer.toml",
+                "budget = 500\nenvelope = \"xml\"\npriorities = [\"src/main.rs=5\"]\nglobs = [\"!README.md\"]\n",
+            ),
+        ],
+    );
+    let root = dir.path().to_str().unwrap();
+    let summary = |args: &[&str]| {
+        let run = packer(
+            dir.path(),
+            &[&["pack", "--dir", root, "--format", "summary"][..], args].concat(),
+            b"",
+        );
+        assert_eq!(run.status, 0, "{}", run.stderr);
+        json(&run.stdout)
+    };
+    let plain = summary(&[]);
+    assert_eq!(plain["availableTokens"], 500);
+    assert_eq!(plain["envelope"], "xml");
+    assert_eq!(
+        plain["selectedIds"],
+        serde_json::json!(["src/main.rs", "src/lib.rs", "packer.toml"])
+    );
+    // Flags win; --priority rules come after the file's.
+    let flagged = summary(&[
+        "--budget",
+        "400",
+        "--envelope",
+        "json",
+        "--priority",
+        "src/lib.rs=9",
+    ]);
+    assert_eq!(flagged["availableTokens"], 400);
+    assert_eq!(flagged["envelope"], "json");
+    assert_eq!(flagged["selectedIds"][0], "src/lib.rs");
+    // --no-config ignores it (and then a budget is needed).
+    let ignored = summary(&["--no-config", "--budget", "500"]);
+    assert_eq!(ignored["envelope"], "markdown");
+    assert_eq!(ignored["selectedIds"][0], "README.md");
+    // collect takes its budget and collecting settings too.
+    let run = packer(dir.path(), &["collect", root], b"");
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let fixture = json(&run.stdout);
+    assert_eq!(fixture["budget"]["contextTokens"], 500);
+    assert_eq!(fixture["documents"][0]["id"], "src/main.rs");
+    // --payload-out never writes over the file it read.
+    let run = packer(
+        dir.path(),
+        &["pack", "--dir", root, "--payload-out", "packer.toml"],
+        b"",
+    );
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("payload-out-is-input"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        fs::read_to_string(dir.path().join("packer.toml"))
+            .unwrap()
+            .starts_with("budget = 500")
+    );
+    // An unknown key is an error with its position, before anything is packed.
+    fs::write(
+        dir.path().join("packer.toml"),
+        "budget = 500\nallow-secrets = true\n",
+    )
+    .unwrap();
+    let run = packer(dir.path(), &["pack", "--dir", root], b"");
+    assert_eq!(run.status, 2);
+    assert!(
+        run.stderr.starts_with(
+            "error[invalid-config]: packer.toml at line 2 column 1: unknown field `allow-secrets`"
+        ),
+        "{}",
+        run.stderr
+    );
+    // A link named packer.toml is not read, even to a valid file.
+    fs::remove_file(dir.path().join("packer.toml")).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("real.toml"), "budget = 500\n").unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("real.toml"),
+        dir.path().join("packer.toml"),
+    )
+    .unwrap();
+    let run = packer(dir.path(), &["pack", "--dir", root, "--budget", "500"], b"");
+    assert_eq!(run.status, 2);
+    assert!(
+        run.stderr
+            .contains("is not a regular file in the directory"),
+        "{}",
+        run.stderr
+    );
+    // packer init writes a starter file that packs as it is, and never
+    // writes over one.
+    fs::remove_file(dir.path().join("packer.toml")).unwrap();
+    let run = packer(dir.path(), &["init", root], b"");
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let starter = fs::read_to_string(dir.path().join("packer.toml")).unwrap();
+    assert!(starter.contains("budget = 32000"));
+    assert_eq!(summary(&[])["availableTokens"], 32000);
+    let run = packer(dir.path(), &["init", root], b"");
+    assert_eq!(run.status, 2);
+    assert_eq!(
+        fs::read_to_string(dir.path().join("packer.toml")).unwrap(),
+        starter
+    );
+}

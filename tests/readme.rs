@@ -48,6 +48,7 @@ fn the_reference_documents_every_error_code() {
         "duplicate-id",
         "invalid-url",
         "invalid-path",
+        "invalid-config",
         "url-credentials",
         "unsupported-format",
         "blank-content",

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use packer::Error;
+use packer_collect::config::{self, Config};
 use packer_collect::{self as collect, CollectOptions, Collection, PriorityRule, TreeOption};
 
 /// What to collect and how (every flag here needs the directory).
@@ -71,6 +72,15 @@ pub struct CollectFlags {
     /// Refuse collections with more bytes of text than this
     #[arg(long, value_name = "N", default_value_t = collect::DEFAULT_MAX_TOTAL_BYTES)]
     pub max_total_bytes: u64,
+
+    /// Read the settings from this file instead of the directory's
+    /// packer.toml (or .packer.toml); flags still win
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+
+    /// Ignore the directory's packer.toml
+    #[arg(long)]
+    pub no_config: bool,
 }
 
 fn priority_rule(text: &str) -> Result<PriorityRule, String> {
@@ -82,6 +92,8 @@ impl CollectFlags {
     pub fn first_given(&self) -> Option<&'static str> {
         let given = [
             (self.base_url.is_some(), "--base-url"),
+            (self.config.is_some(), "--config"),
+            (self.no_config, "--no-config"),
             (!self.globs.is_empty(), "--glob"),
             (!self.priorities.is_empty(), "--priority"),
             (self.git_order, "--git-order"),
@@ -106,35 +118,83 @@ impl CollectFlags {
             .find_map(|(given, flag)| given.then_some(flag))
     }
 
-    fn options(&self) -> Result<CollectOptions, Error> {
-        let base_url = self
-            .base_url
-            .as_deref()
-            .map(|url| collect::base_url(url).map_err(|_| Error::InvalidBaseUrl))
-            .transpose()?;
+    /// The configuration: `--config FILE`, else the directory's
+    /// `packer.toml` or `.packer.toml` (unless `--no-config`).
+    pub fn config(&self, dir: &Path) -> Result<Option<config::Found>, Error> {
+        match &self.config {
+            Some(path) => config::load(path).map(Some),
+            None if self.no_config => Ok(None),
+            None => config::find(dir),
+        }
+    }
+
+    fn options(&self, config: Option<&Config>) -> Result<CollectOptions, Error> {
+        let empty = Config::default();
+        let config = config.unwrap_or(&empty);
+        // Checked when the file was read.
+        let from_file = |url: &str| collect::base_url(url).map_err(|_| Error::InvalidBaseUrl);
+        let base_url = match (&self.base_url, &config.base_url) {
+            (Some(url), _) => Some(collect::base_url(url).map_err(|_| Error::InvalidBaseUrl)?),
+            (None, Some(url)) => Some(from_file(url)?),
+            (None, None) => None,
+        };
+        // The file's rules first, so that a flag's rule, later, wins.
+        let mut priorities: Vec<PriorityRule> = config
+            .priorities
+            .iter()
+            .flatten()
+            .filter_map(|rule| rule.parse().ok())
+            .collect();
+        priorities.extend(self.priorities.iter().cloned());
+        let mut globs = config.globs.clone().unwrap_or_default();
+        globs.extend(self.globs.iter().cloned());
+        let or_file = |flag: u64, default: u64, file: Option<u64>| {
+            if flag == default {
+                file.unwrap_or(flag)
+            } else {
+                flag
+            }
+        };
+        let max_total_bytes = or_file(
+            self.max_total_bytes,
+            collect::DEFAULT_MAX_TOTAL_BYTES,
+            config.max_total_bytes,
+        );
         let files_from = self
             .files_from
             .as_deref()
-            .map(|path| read_list(path, self.max_total_bytes))
+            .map(|path| read_list(path, max_total_bytes))
             .transpose()?;
         Ok(CollectOptions {
             base_url,
-            globs: self.globs.clone(),
-            max_file_bytes: self.max_file_bytes,
-            max_files: self.max_files,
-            max_total_bytes: self.max_total_bytes,
-            hidden: self.hidden,
-            no_ignore: self.no_ignore,
+            globs,
+            max_file_bytes: or_file(
+                self.max_file_bytes,
+                collect::DEFAULT_MAX_FILE_BYTES,
+                config.max_file_bytes,
+            ),
+            max_files: if self.max_files == collect::DEFAULT_MAX_FILES {
+                config.max_files.unwrap_or(self.max_files)
+            } else {
+                self.max_files
+            },
+            max_total_bytes,
+            hidden: self.hidden || config.hidden == Some(true),
+            no_ignore: self.no_ignore || config.no_ignore == Some(true),
             allow_secrets: self.allow_secrets,
-            priorities: self.priorities.clone(),
-            git_order: self.git_order,
+            priorities,
+            git_order: self.git_order || config.git_order == Some(true),
             files_from,
             tree: if self.tree {
                 TreeOption::Required
             } else if self.tree_optional {
                 TreeOption::Optional
             } else {
-                TreeOption::None
+                match config.tree {
+                    Some(config::Tree::On(true)) => TreeOption::Required,
+                    Some(config::Tree::Kind(config::TreeKind::Optional)) => TreeOption::Optional,
+                    _ => TreeOption::None,
+                }
             },
             confine: Vec::new(),
         })
@@ -142,8 +202,8 @@ impl CollectFlags {
 
     /// Collects `dir`, showing progress on a terminal and listing every
     /// skipped file on standard error.
-    pub fn collect(&self, dir: &Path) -> Result<Collection, Error> {
-        let options = self.options()?;
+    pub fn collect(&self, dir: &Path, config: Option<&Config>) -> Result<Collection, Error> {
+        let options = self.options(config)?;
         let tty = io::stderr().is_terminal();
         let collection = collect::collect(dir, &options, |seen| {
             if tty && seen % 200 == 0 {

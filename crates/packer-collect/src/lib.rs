@@ -20,6 +20,7 @@
 //! builds a [`CollectOptions`] and calls [`collect()`]; [`fixture()`] turns
 //! the result into a [`Fixture`] for [`packer::pack()`].
 
+pub mod config;
 pub mod git;
 mod ignores;
 pub mod priority;

@@ -566,6 +566,19 @@ pub enum Error {
     /// A `--glob` pattern does not parse.
     #[error("{}", self.message(&CommandLine))]
     InvalidGlob,
+    /// A `packer.toml` that does not parse or names a value packer does not
+    /// know (`line` and `column` are 0 when the problem has no position).
+    #[error("{}", config_message(file, *line, *column, problem))]
+    InvalidConfig {
+        /// The file's name, terminal-safe.
+        file: String,
+        /// 1-based line, or 0.
+        line: usize,
+        /// 1-based column in bytes, or 0.
+        column: usize,
+        /// What is wrong, terminal-safe.
+        problem: String,
+    },
     /// The `--files-from` list is longer than `--max-total-bytes`.
     #[error(
         "the --files-from list is larger than {limit} bytes (the --max-total-bytes limit); shorten it or raise --max-total-bytes"
@@ -701,6 +714,14 @@ fn url_message(index: usize, problem: UrlProblem) -> String {
             format!("documents[{index}].url has a scheme other than http or https; {rule}")
         }
         UrlProblem::NoHost => format!("documents[{index}].url has no host; {rule}"),
+    }
+}
+
+fn config_message(file: &str, line: usize, column: usize, problem: &str) -> String {
+    if line == 0 {
+        format!("{file}: {problem}")
+    } else {
+        format!("{file} at line {line} column {column}: {problem}")
     }
 }
 
@@ -852,6 +873,7 @@ impl Error {
             Error::EmptyQuery => "empty-query",
             Error::InvalidBaseUrl => "invalid-base-url",
             Error::InvalidGlob => "invalid-glob",
+            Error::InvalidConfig { .. } => "invalid-config",
             Error::PathOutsideRoot => "path-outside-root",
             Error::TooManyFiles { .. } => "too-many-files",
             Error::TooMuchText { .. } => "input-too-large",
@@ -869,6 +891,7 @@ impl Error {
             | Error::PayloadOutIsInput
             | Error::InvalidBaseUrl
             | Error::InvalidGlob
+            | Error::InvalidConfig { .. }
             | Error::PathOutsideRoot => EXIT_USAGE,
             Error::TooManyFiles { .. } | Error::TooMuchText { .. } => EXIT_INVALID_INPUT,
             Error::UnreadableInput { .. }

@@ -1,0 +1,348 @@
+//! `packer.toml`: a project's packing settings, kept beside its files.
+//!
+//! A directory packed with `pack --dir DIR` or collected with `collect DIR`
+//! may hold `packer.toml` (or `.packer.toml`); `--config FILE` names one
+//! anywhere. Every key is optional and spelled like its flag; a key the
+//! file does not know is an error with its line and column. Flags win over
+//! the file, and the file over the defaults.
+//!
+//! A tree's file is read like any collected file: beneath the directory,
+//! never through a symbolic link, a regular file of at most
+//! [`MAX_CONFIG_BYTES`]. It cannot weaken what protects the user: there
+//! is no key for `--allow-secrets`, `--tokenizer` (a file to read),
+//! `--payload-out` (a file to write) or `--format`, so a hostile checkout's
+//! file can reorder, narrow or budget its own files and nothing more.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use packer::error::Error;
+use packer::files::{self, FileId};
+
+use crate::PriorityRule;
+
+/// The names looked for at the top of a packed directory, in order.
+pub const CONFIG_NAMES: [&str; 2] = ["packer.toml", ".packer.toml"];
+
+/// A configuration file larger than this is refused.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// Every setting of a `packer.toml`, as written (validated by [`parse`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Config {
+    /// `--budget`.
+    pub budget: Option<u64>,
+    /// `--context-tokens`.
+    pub context_tokens: Option<u64>,
+    /// `--reserved-other-input-tokens`.
+    pub reserved_other_input_tokens: Option<u64>,
+    /// `--reserved-output-tokens`.
+    pub reserved_output_tokens: Option<u64>,
+    /// `--safety-tokens`.
+    pub safety_tokens: Option<u64>,
+    /// `--encoding`.
+    pub encoding: Option<String>,
+    /// `--model`.
+    pub model: Option<String>,
+    /// `--policy`.
+    pub policy: Option<String>,
+    /// `--envelope`.
+    pub envelope: Option<String>,
+    /// `--note-omissions`.
+    pub note_omissions: Option<bool>,
+    /// `--note-omissions-max`.
+    pub note_omissions_max: Option<usize>,
+    /// `--excerpt-query`.
+    pub excerpt_query: Option<String>,
+    /// `--excerpt-context`.
+    pub excerpt_context: Option<usize>,
+    /// `--excerpt-max-chars`.
+    pub excerpt_max_chars: Option<usize>,
+    /// `--glob`, each.
+    pub globs: Option<Vec<String>>,
+    /// `--priority`, each (`GLOB=N`; the last matching rule wins, and
+    /// rules given as flags come after these).
+    pub priorities: Option<Vec<String>>,
+    /// `--git-order`.
+    pub git_order: Option<bool>,
+    /// `--tree` (`true`) or `--tree-optional` (`"optional"`).
+    pub tree: Option<Tree>,
+    /// `--hidden`.
+    pub hidden: Option<bool>,
+    /// `--no-ignore`.
+    pub no_ignore: Option<bool>,
+    /// `--base-url`.
+    pub base_url: Option<String>,
+    /// `--max-file-bytes`.
+    pub max_file_bytes: Option<u64>,
+    /// `--max-files`.
+    pub max_files: Option<usize>,
+    /// `--max-total-bytes`.
+    pub max_total_bytes: Option<u64>,
+}
+
+/// The `tree` key: `true`, `false` or `"optional"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum Tree {
+    /// `true` (`--tree`) or `false`.
+    On(bool),
+    /// `"optional"` (`--tree-optional`).
+    Kind(TreeKind),
+}
+
+/// The one string value of `tree`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TreeKind {
+    /// `--tree-optional`.
+    Optional,
+}
+
+/// A configuration file that was found and read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The settings.
+    pub config: Config,
+    /// Its file name, for messages (`packer.toml`, or the path given).
+    pub name: String,
+    /// The file read, so that nothing writes over it.
+    pub id: Option<FileId>,
+}
+
+/// Parses and checks a configuration file's text; `name` labels errors.
+pub fn parse(name: &str, text: &str) -> Result<Config, Error> {
+    let config: Config = toml::from_str(text).map_err(|error| {
+        let (line, column) = error
+            .span()
+            .map_or((0, 0), |span| line_column(text, span.start));
+        invalid(name, line, column, error.message())
+    })?;
+    check(name, &config)?;
+    Ok(config)
+}
+
+/// The checks the TOML types do not make: names packer knows, rules that
+/// parse, values in range (without a position: the key is named).
+fn check(name: &str, config: &Config) -> Result<(), Error> {
+    let bad = |problem: String| invalid(name, 0, 0, &problem);
+    let max = packer::budget::MAX_BUDGET_VALUE;
+    for (key, value) in [
+        ("budget", config.budget),
+        ("context-tokens", config.context_tokens),
+        (
+            "reserved-other-input-tokens",
+            config.reserved_other_input_tokens,
+        ),
+        ("reserved-output-tokens", config.reserved_output_tokens),
+        ("safety-tokens", config.safety_tokens),
+    ] {
+        if value.is_some_and(|value| value > max) {
+            return Err(bad(format!("{key} must be at most {max}")));
+        }
+    }
+    if config.budget.is_some()
+        && [
+            config.context_tokens,
+            config.reserved_other_input_tokens,
+            config.reserved_output_tokens,
+            config.safety_tokens,
+        ]
+        .iter()
+        .any(Option::is_some)
+    {
+        return Err(bad(
+            "budget cannot be given with context-tokens or a reservation".into(),
+        ));
+    }
+    if config.encoding.is_some() && config.model.is_some() {
+        return Err(bad("give encoding or model, not both".into()));
+    }
+    if let Some(encoding) = &config.encoding
+        && encoding.parse::<packer::Encoding>().is_err()
+    {
+        return Err(bad(format!(
+            "encoding must be one of {}",
+            packer::Encoding::NAMES.join(", ")
+        )));
+    }
+    if let Some(policy) = &config.policy
+        && policy.parse::<packer::Policy>().is_err()
+    {
+        return Err(bad(format!(
+            "policy must be one of {}",
+            packer::Policy::names().join(", ")
+        )));
+    }
+    if let Some(envelope) = &config.envelope
+        && envelope.parse::<packer::Envelope>().is_err()
+    {
+        return Err(bad(format!(
+            "envelope must be one of {}",
+            packer::Envelope::names().join(", ")
+        )));
+    }
+    for rule in config.priorities.iter().flatten() {
+        if let Err(problem) = rule.parse::<PriorityRule>() {
+            return Err(bad(format!("priorities: {problem}")));
+        }
+    }
+    if let Some(url) = &config.base_url
+        && crate::base_url(url).is_err()
+    {
+        return Err(bad(
+            "base-url must be an absolute http or https URL with a host and no credentials".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn invalid(name: &str, line: usize, column: usize, problem: &str) -> Error {
+    Error::InvalidConfig {
+        file: packer::output::terminal_safe(name),
+        line,
+        column,
+        problem: packer::output::terminal_safe(problem.trim()),
+    }
+}
+
+/// The 1-based line and column (in bytes) of `offset` in `text`.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text.as_bytes()[..offset.min(text.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = before.len()
+        - before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1)
+        + 1;
+    (line, column)
+}
+
+/// Reads the configuration at the top of `dir` (`packer.toml`, else
+/// `.packer.toml`), opened beneath it without following a link; `None`
+/// when there is none.
+pub fn find(dir: &Path) -> Result<Option<Found>, Error> {
+    let Ok(root) = files::Root::open(dir) else {
+        // The collection itself says why the directory cannot be read.
+        return Ok(None);
+    };
+    for name in CONFIG_NAMES {
+        match root.open_file(Path::new(name)) {
+            Ok(opened) => {
+                let id = opened.id;
+                let text = read(name, opened)?;
+                let config = parse(name, &text)?;
+                return Ok(Some(Found {
+                    config,
+                    name: name.to_owned(),
+                    id: Some(id),
+                }));
+            }
+            Err(files::OpenError::Io(error)) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(_) => {
+                return Err(invalid(
+                    name,
+                    0,
+                    0,
+                    "is not a regular file in the directory (a link, a directory or a device); \
+                     it is not read",
+                ));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Reads the configuration file named on the command line.
+pub fn load(path: &Path) -> Result<Found, Error> {
+    let name = path.to_string_lossy().into_owned();
+    let opened = files::open_regular(path).map_err(|error| Error::ReadFailed {
+        path: packer::output::terminal_safe(&name),
+        kind: error.kind(),
+    })?;
+    let id = opened.id;
+    let text = read(&name, opened)?;
+    let config = parse(&name, &text)?;
+    Ok(Found {
+        config,
+        name,
+        id: Some(id),
+    })
+}
+
+fn read(name: &str, opened: files::Opened) -> Result<String, Error> {
+    let bytes = opened
+        .read_limited(MAX_CONFIG_BYTES)
+        .map_err(|error| Error::ReadFailed {
+            path: packer::output::terminal_safe(name),
+            kind: error.kind(),
+        })?
+        .ok_or_else(|| {
+            invalid(
+                name,
+                0,
+                0,
+                &format!("is larger than {MAX_CONFIG_BYTES} bytes"),
+            )
+        })?;
+    String::from_utf8(bytes).map_err(|error| {
+        let (line, column) = line_column(
+            &String::from_utf8_lossy(&error.as_bytes()[..error.utf8_error().valid_up_to()]),
+            usize::MAX,
+        );
+        invalid(name, line, column, "is not UTF-8")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_reads_and_unknown_keys_are_refused_with_a_position() {
+        let text = "budget = 32000\nenvelope = \"xml\"\npriorities = [\"src/**=5\", \"README.md=9\"]\n\
+                    globs = [\"!*.lock\"]\ngit-order = true\ntree = \"optional\"\nnote-omissions = true\n";
+        let config = parse("packer.toml", text).unwrap();
+        assert_eq!(config.budget, Some(32000));
+        assert_eq!(config.envelope.as_deref(), Some("xml"));
+        assert_eq!(config.priorities.unwrap().len(), 2);
+        assert_eq!(config.tree, Some(Tree::Kind(TreeKind::Optional)));
+        let error = parse("packer.toml", "budget = 1\nbudgget = 2\n").unwrap_err();
+        assert_eq!(error.code(), "invalid-config");
+        assert!(
+            error
+                .to_string()
+                .starts_with("packer.toml at line 2 column 1: unknown field `budgget`"),
+            "{error}"
+        );
+        let error = parse("packer.toml", "budget = \"lots\"\n").unwrap_err();
+        assert!(error.to_string().contains("line 1 column 10"), "{error}");
+    }
+
+    #[test]
+    fn values_packer_does_not_know_are_refused_naming_the_key() {
+        for (text, says) in [
+            (
+                "policy = \"random\"",
+                "policy must be one of in-order, priority, max-fill",
+            ),
+            ("envelope = \"yaml\"", "envelope must be one of"),
+            ("encoding = \"gpt2\"", "encoding must be one of"),
+            ("priorities = [\"src\"]", "priorities: expected GLOB=N"),
+            (
+                "budget = 10\nsafety-tokens = 1",
+                "budget cannot be given with",
+            ),
+            ("base-url = \"ftp://x\"", "base-url must be"),
+            ("budget = 9007199254740992", "budget must be at most"),
+            ("allow-secrets = true", "unknown field `allow-secrets`"),
+            ("tokenizer = \"/etc/passwd\"", "unknown field `tokenizer`"),
+        ] {
+            let error = parse("packer.toml", text).unwrap_err();
+            assert!(error.to_string().contains(says), "{text}: {error}");
+        }
+    }
+}
