@@ -1274,6 +1274,44 @@ fn a_tree_over_a_limit_is_refused_with_its_size_and_the_flag() {
     );
 }
 
+/// A symbolic link (even to a file inside the tree) is not followed, and
+/// is said on standard error; a workspace's biggest package comes first.
+#[test]
+fn links_are_named_and_the_biggest_package_comes_first() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(
+        dir.path(),
+        &[
+            ("packages/core/README.md", "# Core\n"),
+            ("tool-util/src/lib.rs", "pub fn util() {}\n"),
+            ("tool/src/lib.rs", "pub fn main_crate() {}\n"),
+            ("tool/src/big.rs", &"pub fn f() {}\n".repeat(50)),
+        ],
+    );
+    std::os::unix::fs::symlink("packages/core/README.md", dir.path().join("README.md")).unwrap();
+    let collection = collect::collect(dir.path(), &options(&[]), |_| {}).unwrap();
+    assert_eq!(
+        doc_ids(&collection),
+        [
+            "tool/src/lib.rs",
+            "tool-util/src/lib.rs",
+            "tool/src/big.rs",
+            "packages/core/README.md"
+        ]
+    );
+    assert_eq!(
+        collection.skipped,
+        [("README.md".to_owned(), collect::SkipReason::NotAFile)]
+    );
+    let root = dir.path().to_str().unwrap();
+    let run = packer(dir.path(), &["collect", root], b"");
+    assert_eq!(run.status, 0);
+    assert_eq!(
+        run.stderr,
+        "skipped README.md: not a regular file (a symbolic link is not followed)\n"
+    );
+}
+
 /// A tree's packer.toml is honoured without flags; flags win over it; it
 /// cannot be a link, name a key packer does not know, or be written over.
 #[test]

@@ -152,7 +152,10 @@ async fn packs_a_directory_within_the_budget_counted_exactly() {
         summary["files"]["notDocuments"],
         json!([
             {"path": "binary.bin", "reason": "binary"},
-            {"path": "keys.txt", "reason": "contains-secret", "rule": "aws-access-token"}
+            {"path": "keys.txt", "reason": "contains-secret", "rule": "aws-access-token"},
+            // Links are not followed, and are said.
+            {"path": "out-dir", "reason": "not-a-file"},
+            {"path": "out-file", "reason": "not-a-file"}
         ])
     );
     // Hidden files, .git/, ignored files and links are never read.

@@ -167,7 +167,7 @@ def test_packs_a_directory_within_the_budget_counted_exactly(tree, tiktoken_enco
     # Hidden, ignored and secret-bearing files never reach the payload.
     assert SECRET not in payload and "build output" not in payload and "outside the root" not in payload
     reasons = {f["path"]: f["reason"] for f in summary["files"]["notDocuments"]}
-    assert reasons == {"config.py": "contains-secret"}
+    assert reasons == {"config.py": "contains-secret", "escape": "not-a-file"}
 
 
 def test_a_directory_pack_equals_the_command_line(tree):

@@ -130,7 +130,7 @@ impl SkipReason {
             }
             SkipReason::Unreadable => "cannot be read",
             SkipReason::Missing => "does not exist",
-            SkipReason::NotAFile => "not a regular file",
+            SkipReason::NotAFile => "not a regular file (a symbolic link is not followed)",
             SkipReason::OutsideDirectory => "outside the directory",
             SkipReason::GitInternal => "inside .git (never collected)",
             SkipReason::Hidden => "hidden (pass --hidden to collect it)",
@@ -512,7 +512,22 @@ fn walk(
                 continue;
             }
         };
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
+        let file_type = entry.file_type();
+        if !file_type.is_some_and(|t| t.is_file()) {
+            // A symbolic link, FIFO, socket or device: said, not dropped in
+            // silence (a listed path gets its own reason).
+            if options.files_from.is_none()
+                && !file_type.is_some_and(|t| t.is_dir())
+                && let Ok(relative) = entry.path().strip_prefix(dir)
+            {
+                let id = id_of(relative);
+                let id = if secrets::find_in_name(&id).is_some() {
+                    redacted(&id)
+                } else {
+                    id
+                };
+                skipped.push((id, SkipReason::NotAFile));
+            }
             continue;
         }
         let Ok(relative) = entry.path().strip_prefix(dir) else {
@@ -678,15 +693,47 @@ fn order(dir: &Path, documents: &mut [CollectedDocument], options: &CollectOptio
         HashMap::new()
     };
     let rank = |d: &CollectedDocument| ranks.get(&d.id).copied().unwrap_or(usize::MAX);
-    documents.sort_by_cached_key(|d| {
-        let place = value::place(&d.id);
-        let (place, rank) = if options.git_order {
-            (place.is_low_value().then_some(place), rank(d))
-        } else {
-            (Some(place), 0)
-        };
-        (Reverse(d.priority), place, rank, d.id.clone())
-    });
+    let places: HashMap<&str, value::Place> = documents
+        .iter()
+        .map(|d| (d.id.as_str(), value::place_of(&d.id, d.content.len())))
+        .collect();
+    // Entry points and source of the package with the most source first
+    // (the main crate of a workspace before its satellites), then by path.
+    let mut package_bytes: HashMap<&str, usize> = HashMap::new();
+    for d in documents.iter() {
+        if places[d.id.as_str()].is_code() {
+            *package_bytes.entry(value::package(&d.id)).or_default() += d.content.len();
+        }
+    }
+    type Key = (
+        Reverse<i64>,
+        Option<value::Place>,
+        usize,
+        Reverse<usize>,
+        String,
+    );
+    let keys: HashMap<String, Key> = documents
+        .iter()
+        .map(|d| {
+            let place = places[d.id.as_str()];
+            let (package, name) = if place.is_code() && !options.git_order {
+                let name = value::package(&d.id);
+                (package_bytes[name], name.to_owned())
+            } else {
+                (0, String::new())
+            };
+            let (place, rank) = if options.git_order {
+                (place.is_low_value().then_some(place), rank(d))
+            } else {
+                (Some(place), 0)
+            };
+            (
+                d.id.clone(),
+                (Reverse(d.priority), place, rank, Reverse(package), name),
+            )
+        })
+        .collect();
+    documents.sort_by(|a, b| keys[&a.id].cmp(&keys[&b.id]).then_with(|| a.id.cmp(&b.id)));
 }
 
 /// The `--glob` patterns as a plain matcher (gitignore syntax, `!` to

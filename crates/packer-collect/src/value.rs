@@ -53,6 +53,12 @@ impl Place {
         }
     }
 
+    /// Whether the file is an entry point or other source (ordered by
+    /// package).
+    pub fn is_code(self) -> bool {
+        matches!(self, Place::EntryPoint | Place::Source)
+    }
+
     /// Whether the file goes after every other file of its priority.
     pub fn is_low_value(self) -> bool {
         matches!(self, Place::Last(_))
@@ -63,12 +69,30 @@ impl Place {
 type Rule = (&'static str, fn(&Path) -> bool);
 
 /// The low-value rules, in the order they are tried.
-const LOW_VALUE: [Rule; 7] = [
+const LOW_VALUE: [Rule; 11] = [
     ("vendored", |p| {
         p.dirs.iter().any(|d| VENDOR_DIRS.contains(&d.as_str()))
     }),
     ("licence", |p| {
         !p.source && starts_with_any(&p.stem_upper, &LICENCE_NAMES)
+    }),
+    ("code of conduct", |p| {
+        !p.source && starts_with_any(&p.stem_upper, &["CODE_OF_CONDUCT", "CONDUCT"])
+    }),
+    ("authors", |p| {
+        !p.source
+            && starts_with_any(
+                &p.stem_upper,
+                &["AUTHORS", "CONTRIBUTORS", "MAINTAINERS", "CODEOWNERS"],
+            )
+    }),
+    ("image", |p| p.lower.ends_with(".svg")),
+    ("certificate", |p| {
+        [
+            ".pem", ".crt", ".cer", ".csr", ".srl", ".der", ".p12", ".pfx",
+        ]
+        .iter()
+        .any(|end| p.lower.ends_with(end))
     }),
     ("changelog", |p| {
         !p.source && CHANGELOG_NAMES.contains(&p.stem_upper.as_str())
@@ -114,7 +138,7 @@ const VENDOR_DIRS: [&str; 6] = [
 ];
 
 /// File names (upper case, before any extension) of licences and notices.
-const LICENCE_NAMES: [&str; 8] = [
+const LICENCE_NAMES: [&str; 7] = [
     "LICENSE",
     "LICENCE",
     "COPYING",
@@ -122,7 +146,6 @@ const LICENCE_NAMES: [&str; 8] = [
     "NOTICE",
     "PATENTS",
     "UNLICENSE",
-    "CODE_OF_CONDUCT",
 ];
 
 /// File names (upper case, before any extension) of change histories,
@@ -243,6 +266,40 @@ fn starts_with_any(stem: &str, names: &[&str]) -> bool {
     })
 }
 
+/// A top-level manifest larger than this many bytes is not put first (a
+/// generated `pom.xml` or a registry's normalized `Cargo.toml` can take a
+/// fifth of a small budget); it is placed with the other files.
+pub const LARGE_MANIFEST: usize = 8 << 10;
+
+/// The place of a file of `bytes` bytes at `id` ([`place`], with a large
+/// manifest placed with the other files).
+pub fn place_of(id: &str, bytes: usize) -> Place {
+    match place(id) {
+        Place::Manifest if bytes > LARGE_MANIFEST => Place::Other,
+        place => place,
+    }
+}
+
+/// The package a file belongs to, for ordering source: its first
+/// directory, or its first two under a directory of packages
+/// (`crates/`, `packages/`, `libs/`, `modules/`, `apps/`, `plugins/`);
+/// the empty string for a file at the top.
+pub fn package(id: &str) -> &str {
+    let mut parts = id.match_indices('/');
+    let Some((first, _)) = parts.next() else {
+        return "";
+    };
+    if PACKAGE_DIRS.contains(&&id[..first])
+        && let Some((second, _)) = parts.next()
+    {
+        return &id[..second];
+    }
+    &id[..first]
+}
+
+/// Directories whose subdirectories are packages of a monorepo.
+const PACKAGE_DIRS: [&str; 6] = ["crates", "packages", "libs", "modules", "apps", "plugins"];
+
 /// The place of the file at `id` (a relative path with `/` separators).
 pub fn place(id: &str) -> Place {
     let (dirs, name) = match id.rsplit_once('/') {
@@ -286,7 +343,14 @@ pub fn place(id: &str) -> Place {
         || stem.ends_with("_spec")
         || (stem.ends_with("test") && name.ends_with(&format!("Test.{extension}")))
         || (stem.ends_with("tests") && name.ends_with(&format!("Tests.{extension}")));
-    if in_dirs(&TEST_DIRS) || (test_name && SOURCE_EXTENSIONS.contains(&extension)) {
+    let test_dir = path.dirs.iter().any(|d| {
+        TEST_DIRS.contains(&d.as_str())
+            || d.starts_with("tests-")
+            || d.starts_with("test-")
+            || d.ends_with("-tests")
+            || d == "fuzz"
+    });
+    if test_dir || (test_name && SOURCE_EXTENSIONS.contains(&extension)) {
         return Place::Tests;
     }
     if in_dirs(&EXAMPLE_DIRS) {
@@ -349,7 +413,14 @@ mod tests {
             ("LICENSE-MIT", Place::Last("licence")),
             ("LICENCE.txt", Place::Last("licence")),
             ("COPYING", Place::Last("licence")),
-            ("CODE_OF_CONDUCT.md", Place::Last("licence")),
+            ("CODE_OF_CONDUCT.md", Place::Last("code of conduct")),
+            ("CONDUCT.md", Place::Last("code of conduct")),
+            ("AUTHORS.rst", Place::Last("authors")),
+            ("MAINTAINERS", Place::Last("authors")),
+            ("ext/requests-logo.svg", Place::Last("image")),
+            ("tests/certs/server.pem", Place::Last("certificate")),
+            ("tests-build/src/lib.rs", Place::Tests),
+            ("tokio-stream/fuzz/fuzz_targets/x.rs", Place::Tests),
             ("CHANGELOG.md", Place::Last("changelog")),
             ("tokio-util/CHANGELOG.md", Place::Last("changelog")),
             ("RELEASES.md", Place::Last("changelog")),
@@ -380,6 +451,17 @@ mod tests {
         ] {
             assert!(!place(id).is_low_value(), "{id}");
         }
+    }
+
+    #[test]
+    fn packages_are_first_directories_or_two_under_a_directory_of_packages() {
+        assert_eq!(package("src/lib.rs"), "src");
+        assert_eq!(package("tokio/src/lib.rs"), "tokio");
+        assert_eq!(package("packages/zod/src/index.ts"), "packages/zod");
+        assert_eq!(package("crates/core/lib.rs"), "crates/core");
+        assert_eq!(package("lib.rs"), "");
+        assert_eq!(place_of("pom.xml", 20_000), Place::Other);
+        assert_eq!(place_of("pom.xml", 2_000), Place::Manifest);
     }
 
     #[test]
