@@ -32,8 +32,6 @@ import sys
 import tempfile
 import time
 
-BASE_URL = "https://example.com/tree/"
-
 
 def run(command, **kwargs):
     return subprocess.run(command, capture_output=True, check=True, **kwargs)
@@ -78,7 +76,7 @@ class Counter:
 def universe(packer, tree):
     """{id: content} of the files packer collects from `tree`."""
     out = run(
-        [packer, "collect", tree, "--base-url", BASE_URL, "--allow-secrets"],
+        [packer, "collect", tree, "--allow-secrets"],
     ).stdout
     return {d["id"]: d["content"] for d in json.loads(out)["documents"]}
 
@@ -122,16 +120,18 @@ def evaluate(text, counter, files, budget):
 
 
 def envelopes(packer):
-    """The payload layouts this packer offers (`--envelope`), default first."""
+    """The payload layouts this packer offers (`--envelope`), its default
+    for a directory (None) first."""
     help_text = run([packer, "pack", "--help"]).stdout.decode()
     if "--envelope" not in help_text:
         return [None]
-    return [None, "xml", "markdown"]
+    return [None, "json", "xml"]
 
 
 def measure_packer(packer, tree, budget, files, runs, policy, envelope):
+    # No --base-url: a directory without a forge remote packs as it is.
     command = [
-        packer, "pack", "--dir", tree, "--base-url", BASE_URL,
+        packer, "pack", "--dir", tree,
         "--budget", str(budget), "--format", "summary", "--policy", policy,
     ]
     if envelope is not None:
@@ -169,7 +169,7 @@ def main():
                     tokens, fits, used, seconds = measure_packer(
                         args.packer, tree, budget, files, args.runs, policy, envelope
                     )
-                    label = policy if envelope is None else f"{policy}, {envelope}"
+                    label = f"{policy}, default" if envelope is None else f"{policy}, {envelope}"
                     print(f"| packer ({label}) | {budget:,} | {tokens:,} | {'yes' if fits else 'no'} | {used:,} | {seconds:.2f} |")
             for name, (command, out_file, budgeted) in peer_commands(tree, budget, scratch).items():
                 if shutil.which(command[0]) is None:
