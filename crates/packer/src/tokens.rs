@@ -29,19 +29,17 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::LazyLock;
 
-use std::cell::RefCell;
-
-use bpe::byte_pair_encoding::BytePairEncoding;
+use ::bpe::byte_pair_encoding::BytePairEncoding;
 use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::nfa::thompson;
 use regex_automata::{Anchored, Input, MatchKind};
-use rustc_hash::FxHashMap;
 
+mod bpe;
 pub mod file;
-mod merge;
 mod pretokenize;
 mod vocabulary;
 
+use bpe::{Pieces, count_ranked, with_state};
 pub use file::{Splitting, Tokenizer};
 use vocabulary::Vocabulary;
 
@@ -206,7 +204,6 @@ const HASH_FACTOR: u64 = 17_846_336_922_010_275_747;
 
 static CL100K_BASE: LazyLock<Engine> = LazyLock::new(|| {
     Engine::new(
-        0,
         include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.vocab")),
         || &CL100K_LONG,
         &CL100K_PATTERNS,
@@ -214,7 +211,6 @@ static CL100K_BASE: LazyLock<Engine> = LazyLock::new(|| {
 });
 static O200K_BASE: LazyLock<Engine> = LazyLock::new(|| {
     Engine::new(
-        1,
         include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.vocab")),
         || &O200K_LONG,
         &O200K_PATTERNS,
@@ -222,7 +218,6 @@ static O200K_BASE: LazyLock<Engine> = LazyLock::new(|| {
 });
 static P50K_BASE: LazyLock<Engine> = LazyLock::new(|| {
     Engine::new(
-        2,
         include_bytes!(concat!(env!("OUT_DIR"), "/p50k_base.vocab")),
         || &P50K_LONG,
         &GPT2_PATTERNS,
@@ -230,7 +225,6 @@ static P50K_BASE: LazyLock<Engine> = LazyLock::new(|| {
 });
 static R50K_BASE: LazyLock<Engine> = LazyLock::new(|| {
     Engine::new(
-        3,
         include_bytes!(concat!(env!("OUT_DIR"), "/r50k_base.vocab")),
         || &R50K_LONG,
         &GPT2_PATTERNS,
@@ -244,26 +238,6 @@ static P50K_LONG: LazyLock<BytePairEncoding> =
     LazyLock::new(|| long_encoder(&P50K_BASE.vocabulary));
 static R50K_LONG: LazyLock<BytePairEncoding> =
     LazyLock::new(|| long_encoder(&R50K_BASE.vocabulary));
-
-/// How many distinct engines there are (for the per-thread caches).
-const ENGINES: usize = 4;
-
-thread_local! {
-    /// Each thread's search cache for each engine's split regex: the regex
-    /// is shared, its lazily built DFA states are not, so threads never
-    /// contend for a cache.
-    static CACHES: RefCell<[Option<Cache>; ENGINES]> = const { RefCell::new([None, None, None, None]) };
-
-    /// Each thread's counts of short pieces already seen, per engine: most
-    /// pieces are common words and punctuation, and a lookup is cheaper
-    /// than running the byte-pair encoder again.
-    static PIECES: RefCell<[FxHashMap<Box<str>, u32>; ENGINES]> = RefCell::new(Default::default());
-}
-
-/// Pieces up to this many bytes are remembered.
-const CACHED_PIECE_BYTES: usize = 24;
-/// Each thread remembers at most this many pieces per engine (then starts over).
-const CACHED_PIECES: usize = 1 << 16;
 
 /// Builds the linear-time byte-pair encoding for long pieces from the same
 /// table the merge loop reads (so each vocabulary is carried once): the
@@ -281,7 +255,6 @@ const LONG_PIECE: usize = 1 << 16;
 
 /// A vocabulary and its split pattern.
 struct Engine {
-    id: usize,
     vocabulary: Vocabulary,
     /// The linear-time encoder for long pieces.
     long: fn() -> &'static BytePairEncoding,
@@ -294,7 +267,6 @@ struct Engine {
 
 impl Engine {
     fn new(
-        id: usize,
         table: &'static [u8],
         long: fn() -> &'static BytePairEncoding,
         patterns: &[(&str, bool)],
@@ -306,7 +278,6 @@ impl Engine {
             .build_many(&patterns)
             .expect("the split patterns are valid");
         Engine {
-            id,
             vocabulary: Vocabulary::new(table),
             long,
             regex,
@@ -319,68 +290,49 @@ impl Engine {
         if piece.len() > LONG_PIECE {
             (self.long)().count(piece)
         } else {
-            self.vocabulary.count(piece)
+            count_ranked(&self.vocabulary, piece)
         }
     }
 
-    /// The tokens of one piece.
-    fn piece_tokens(&self, piece: &str) -> usize {
-        if piece.len() > CACHED_PIECE_BYTES {
-            return self.count_piece(piece.as_bytes());
-        }
-        PIECES.with(|pieces| {
-            let mut pieces = pieces.borrow_mut();
-            let known = &mut pieces[self.id];
-            if let Some(&tokens) = known.get(piece) {
-                return tokens as usize;
-            }
-            let tokens = self.count_piece(piece.as_bytes());
-            if known.len() >= CACHED_PIECES {
-                known.clear();
-            }
-            known.insert(piece.into(), tokens as u32);
-            tokens
-        })
+    /// Runs `f` with this thread's search cache and piece counts.
+    fn with_state<R>(&self, f: impl FnOnce(&mut Cache, &mut Pieces) -> R) -> R {
+        with_state(self, || self.regex.create_cache(), f)
     }
 
     /// Calls `each` with every piece of `text`, in order, as tiktoken's
     /// pre-tokenizer splits it; stops early when `each` returns false.
-    fn for_each_piece(&self, text: &str, mut each: impl FnMut(&str) -> bool) {
-        CACHES.with(|caches| {
-            let mut caches = caches.borrow_mut();
-            let cache = caches[self.id].get_or_insert_with(|| self.regex.create_cache());
-            let mut start = 0;
-            while start < text.len() {
-                let input = Input::new(&text[start..]).anchored(Anchored::Yes);
-                // A lazy DFA fails a search only when it is configured to
-                // give up (a cache budget or quit bytes, set for Unicode
-                // word boundaries); this one is not.
-                let found = self
-                    .regex
-                    .try_search_fwd(cache, &input)
-                    .expect("the split DFA never gives up");
-                let Some(found) = found else {
-                    // Every character matches `\s+` or one of the other
-                    // alternatives, so this cannot happen; count the rest as
-                    // one piece rather than drop it.
-                    each(&text[start..]);
-                    return;
-                };
-                let mut end = start + found.offset();
-                if self.lookahead[found.pattern().as_usize()] {
-                    // Drop the one look-ahead character.
-                    let last = text[start..end]
-                        .chars()
-                        .next_back()
-                        .map_or(0, char::len_utf8);
-                    end -= last;
-                }
-                if !each(&text[start..end]) {
-                    return;
-                }
-                start = end;
+    fn for_each_piece(&self, cache: &mut Cache, text: &str, mut each: impl FnMut(&str) -> bool) {
+        let mut start = 0;
+        while start < text.len() {
+            let input = Input::new(&text[start..]).anchored(Anchored::Yes);
+            // A lazy DFA fails a search only when it is configured to
+            // give up (a cache budget or quit bytes, set for Unicode
+            // word boundaries); this one is not.
+            let found = self
+                .regex
+                .try_search_fwd(cache, &input)
+                .expect("the split DFA never gives up");
+            let Some(found) = found else {
+                // Every character matches `\s+` or one of the other
+                // alternatives, so this cannot happen; count the rest as
+                // one piece rather than drop it.
+                each(&text[start..]);
+                return;
+            };
+            let mut end = start + found.offset();
+            if self.lookahead[found.pattern().as_usize()] {
+                // Drop the one look-ahead character.
+                let last = text[start..end]
+                    .chars()
+                    .next_back()
+                    .map_or(0, char::len_utf8);
+                end -= last;
             }
-        });
+            if !each(&text[start..end]) {
+                return;
+            }
+            start = end;
+        }
     }
 }
 
@@ -481,14 +433,14 @@ impl Counter {
     /// ```
     pub fn count(&self, text: &str) -> usize {
         match self.kind {
-            Kind::Builtin(_, engine) => {
+            Kind::Builtin(_, engine) => engine.with_state(|cache, pieces| {
                 let mut count = 0;
-                engine.for_each_piece(text, |piece| {
-                    count += engine.piece_tokens(piece);
+                engine.for_each_piece(cache, text, |piece| {
+                    count += pieces.tokens(piece.as_bytes(), |piece| engine.count_piece(piece));
                     true
                 });
                 count
-            }
+            }),
             Kind::File(tokenizer) => tokenizer.engine().count(text),
         }
     }
@@ -509,24 +461,27 @@ impl Counter {
                 return tokenizer.engine().count_before_piece_at(text, offset);
             }
         };
-        let mut count = 0;
-        let mut start = 0;
-        engine.for_each_piece(text, |piece| {
-            let end = start + piece.len();
-            if end > offset {
-                return false;
-            }
-            count += engine.piece_tokens(piece);
-            start = end;
-            true
-        });
-        (count, start)
+        engine.with_state(|cache, pieces| {
+            let mut count = 0;
+            let mut start = 0;
+            engine.for_each_piece(cache, text, |piece| {
+                let end = start + piece.len();
+                if end > offset {
+                    return false;
+                }
+                count += pieces.tokens(piece.as_bytes(), |piece| engine.count_piece(piece));
+                start = end;
+                true
+            });
+            (count, start)
+        })
     }
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use super::bpe::{Ranked, count_short, merge};
 
     /// tiktoken-rs's encoder for `encoding`: the independent oracle the
     /// unit tests count with.
@@ -690,17 +645,23 @@ pub(crate) mod tests {
             let long = (engine.long)();
             for seed in 100..106 {
                 let text = varied_text(seed, 20_000);
-                engine.for_each_piece(&text, |piece| {
-                    let piece = piece.as_bytes();
-                    let count = vocabulary.count(piece);
-                    assert_eq!(long.count(piece), count, "{encoding} {piece:?}");
-                    if piece.len() >= 2 && vocabulary.rank(piece).is_none() {
-                        assert_eq!(merge::count(vocabulary, piece), count, "{encoding}");
-                        if piece.len() <= 256 {
-                            assert_eq!(vocabulary.count_short(piece), count, "{encoding}");
+                engine.with_state(|cache, _| {
+                    engine.for_each_piece(cache, &text, |piece| {
+                        let piece = piece.as_bytes();
+                        let count = count_ranked(vocabulary, piece);
+                        assert_eq!(long.count(piece), count, "{encoding} {piece:?}");
+                        if piece.len() >= 2 && vocabulary.rank(piece).is_none() {
+                            assert_eq!(
+                                merge::count(&Ranked(vocabulary), piece),
+                                count,
+                                "{encoding}"
+                            );
+                            if piece.len() <= 256 {
+                                assert_eq!(count_short(vocabulary, piece), count, "{encoding}");
+                            }
                         }
-                    }
-                    true
+                        true
+                    });
                 });
             }
         }

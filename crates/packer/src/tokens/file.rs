@@ -39,7 +39,6 @@
 //! front end that loads many different files keeps each one.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::fmt;
 use std::path::Path;
 use std::sync::Mutex;
@@ -52,7 +51,8 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
-use super::merge::{self, Merges};
+use super::bpe::merge::{self, Merges};
+use super::bpe::{Pieces, count_ranked, with_state};
 use super::pretokenize::{Behavior, GPT2_PATTERN, SplitRegex, Stage, split_ranges};
 use crate::error::Error;
 
@@ -341,27 +341,6 @@ impl Merges for ListedMerges<'_> {
     }
 }
 
-struct RankedMerges<'a>(&'a FxHashMap<Box<[u8]>, u32>);
-
-impl Merges for RankedMerges<'_> {
-    type Symbol = (u32, u32);
-
-    fn byte(&self, _: &[u8], index: usize) -> (u32, u32) {
-        (index as u32, index as u32 + 1)
-    }
-
-    fn merge(
-        &self,
-        piece: &[u8],
-        left: (u32, u32),
-        right: (u32, u32),
-    ) -> Option<(u32, (u32, u32))> {
-        self.0
-            .get(&piece[left.0 as usize..right.1 as usize])
-            .map(|&rank| (rank, (left.0, right.1)))
-    }
-}
-
 impl Bpe {
     fn count(&self, piece: &[u8]) -> usize {
         match self {
@@ -377,32 +356,9 @@ impl Bpe {
                 }
                 merge::count(&ListedMerges { byte_ids, merges }, piece)
             }
-            Bpe::Ranked { ranks } => {
-                if ranks.contains_key(piece) {
-                    return 1;
-                }
-                merge::count(&RankedMerges(ranks), piece)
-            }
+            Bpe::Ranked { ranks } => count_ranked(ranks, piece),
         }
     }
-}
-
-/// Pieces up to this many bytes are remembered per thread.
-const CACHED_PIECE_BYTES: usize = 24;
-/// Each thread remembers at most this many pieces per engine.
-const CACHED_PIECES: usize = 1 << 16;
-
-/// One thread's state for one engine: a regex cache per split stage and
-/// the counts of short pieces seen.
-struct ThreadState {
-    caches: Vec<Cache>,
-    pieces: FxHashMap<Box<[u8]>, u32>,
-}
-
-thread_local! {
-    /// Per thread, per engine (by address): the engines are leaked, so an
-    /// address is never reused by another engine.
-    static STATES: RefCell<FxHashMap<usize, ThreadState>> = RefCell::new(FxHashMap::default());
 }
 
 impl FileEngine {
@@ -411,50 +367,29 @@ impl FileEngine {
         self.splitting
     }
 
-    fn with_state<R>(&self, f: impl FnOnce(&mut ThreadState) -> R) -> R {
-        STATES.with(|states| {
-            let mut states = states.borrow_mut();
-            let state = states
-                .entry(self as *const FileEngine as usize)
-                .or_insert_with(|| ThreadState {
-                    caches: self
-                        .stages
-                        .iter()
-                        .filter_map(|stage| match stage {
-                            Stage::Split { regex, .. } => Some(regex.create_cache()),
-                            Stage::PrefixSpace => None,
-                        })
-                        .collect(),
-                    pieces: FxHashMap::default(),
-                });
-            f(state)
-        })
-    }
-
-    fn piece_tokens(&self, pieces: &mut FxHashMap<Box<[u8]>, u32>, piece: &[u8]) -> usize {
-        if piece.len() > CACHED_PIECE_BYTES {
-            return self.bpe.count(piece);
-        }
-        if let Some(&tokens) = pieces.get(piece) {
-            return tokens as usize;
-        }
-        let tokens = self.bpe.count(piece);
-        if pieces.len() >= CACHED_PIECES {
-            pieces.clear();
-        }
-        pieces.insert(piece.into(), tokens as u32);
-        tokens
+    /// Runs `f` with this thread's search caches (one per split stage) and
+    /// piece counts.
+    fn with_state<R>(&self, f: impl FnOnce(&mut Vec<Cache>, &mut Pieces) -> R) -> R {
+        let caches = || -> Vec<Cache> {
+            self.stages
+                .iter()
+                .filter_map(|stage| match stage {
+                    Stage::Split { regex, .. } => Some(regex.create_cache()),
+                    Stage::PrefixSpace => None,
+                })
+                .collect()
+        };
+        with_state(self, caches, f)
     }
 
     /// The exact token count of `text`.
     pub(crate) fn count(&self, text: &str) -> usize {
         let text = self.normalize(text);
-        self.with_state(|state| {
-            let ThreadState { caches, pieces } = state;
+        self.with_state(|caches, pieces| {
             let mut count = 0;
             self.run_stages(0, caches, &text, &mut |piece: &str| {
                 if !piece.is_empty() {
-                    count += self.piece_tokens(pieces, piece.as_bytes());
+                    count += pieces.tokens(piece.as_bytes(), |piece| self.bpe.count(piece));
                 }
             });
             count
@@ -520,8 +455,7 @@ impl FileEngine {
         let [Stage::Split { regex, .. }] = self.stages.as_slice() else {
             return (0, 0);
         };
-        self.with_state(|state| {
-            let ThreadState { caches, pieces } = state;
+        self.with_state(|caches, pieces| {
             let cache = &mut caches[0];
             let mut count = 0;
             let mut start = 0;
@@ -532,7 +466,7 @@ impl FileEngine {
                 if end > offset {
                     break;
                 }
-                count += self.piece_tokens(pieces, &text.as_bytes()[start..end]);
+                count += pieces.tokens(&text.as_bytes()[start..end], |piece| self.bpe.count(piece));
                 start = end;
             }
             (count, start)
