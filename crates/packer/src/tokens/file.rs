@@ -51,10 +51,13 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
+use super::Engine;
 use super::bpe::merge::{self, Merges};
 use super::bpe::{Pieces, count_ranked, with_state};
 use super::pretokenize::{Behavior, GPT2_PATTERN, SplitRegex, Stage, split_ranges};
 use crate::error::Error;
+// `Splitting` was first defined here; `tokens::file::Splitting` still names it.
+pub use super::Splitting;
 
 /// A tokenizer file loaded for counting (see the module documentation).
 ///
@@ -73,7 +76,7 @@ struct Loaded {
     label: &'static str,
     name: &'static str,
     sha256: &'static str,
-    engine: &'static FileEngine,
+    engine: &'static dyn Engine,
 }
 
 impl PartialEq for Tokenizer {
@@ -159,7 +162,7 @@ impl Tokenizer {
         }
         let engine = match loaded.iter().find(|(h, _)| *h == hash) {
             Some((_, found)) => found.engine,
-            None => &*Box::leak(Box::new(FileEngine::parse(bytes)?)),
+            None => &*Box::leak(Box::new(FileEngine::parse(bytes)?)) as &'static dyn Engine,
         };
         let name: &'static str = Box::leak(file_name.to_owned().into_boxed_str());
         let this: &'static Loaded = Box::leak(Box::new(Loaded {
@@ -187,7 +190,7 @@ impl Tokenizer {
         self.0.sha256
     }
 
-    pub(crate) fn engine(&self) -> &'static FileEngine {
+    pub(crate) fn engine(&self) -> &'static dyn Engine {
         self.0.engine
     }
 }
@@ -266,27 +269,6 @@ fn json_error(error: &serde_json::Error) -> Error {
     ))
 }
 
-/// How an engine's pre-tokenizer splits, for callers that count a text in
-/// parts (see [`super::Counter::splitting`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Splitting {
-    /// One left-to-right pass of a tiktoken-family split pattern (the
-    /// patterns of cl100k_base, o200k_base, GPT-2, Llama 3, Qwen2/2.5/3 and
-    /// tekken, and nothing else) over the text as given: its pieces tile the
-    /// text, a run of punctuation `[^\s\p{L}\p{N}]+` ends only before a
-    /// letter, a digit or whitespace, no alternative looks behind, and the
-    /// only look-ahead is one character of whitespace. So a text always
-    /// splits before a letter that follows punctuation such as `{"`, and the
-    /// count of a text is the sum of the counts of its two sides there.
-    /// [`super::Counter::count_before_piece_at`] is exact for these.
-    Tiktoken,
-    /// Anything else (several split stages, a prefix space, other
-    /// patterns): count whole texts only. `count_before_piece_at` still
-    /// returns a correct answer, `(0, 0)`: no piece is known to be stable.
-    Whole,
-}
-
 /// The split patterns whose shape the per-entry counting argument was
 /// checked for (see [`Splitting::Tiktoken`]).
 const TIKTOKEN_FAMILY: [&str; 5] = [
@@ -362,11 +344,6 @@ impl Bpe {
 }
 
 impl FileEngine {
-    /// How the pre-tokenizer splits.
-    pub(crate) fn splitting(&self) -> Splitting {
-        self.splitting
-    }
-
     /// Runs `f` with this thread's search caches (one per split stage) and
     /// piece counts.
     fn with_state<R>(&self, f: impl FnOnce(&mut Vec<Cache>, &mut Pieces) -> R) -> R {
@@ -380,20 +357,6 @@ impl FileEngine {
                 .collect()
         };
         with_state(self, caches, f)
-    }
-
-    /// The exact token count of `text`.
-    pub(crate) fn count(&self, text: &str) -> usize {
-        let text = self.normalize(text);
-        self.with_state(|caches, pieces| {
-            let mut count = 0;
-            self.run_stages(0, caches, &text, &mut |piece: &str| {
-                if !piece.is_empty() {
-                    count += pieces.tokens(piece.as_bytes(), |piece| self.bpe.count(piece));
-                }
-            });
-            count
-        })
     }
 
     fn normalize<'t>(&self, text: &'t str) -> Cow<'t, str> {
@@ -441,8 +404,36 @@ impl FileEngine {
         }
     }
 
-    /// See [`super::Counter::count_before_piece_at`].
-    pub(crate) fn count_before_piece_at(&self, text: &str, offset: usize) -> (usize, usize) {
+    /// Parses a `tokenizer.json` or a `tekken.json`.
+    fn parse(bytes: &[u8]) -> Result<FileEngine, Error> {
+        let top: TopLevel = serde_json::from_slice(bytes).map_err(|e| json_error(&e))?;
+        if let Some(model) = top.model {
+            return hugging_face(model, top.normalizer, top.pre_tokenizer);
+        }
+        if let (Some(config), Some(vocab)) = (top.config, top.vocab) {
+            return tekken(config, vocab);
+        }
+        Err(invalid(
+            "it is neither a tokenizer.json (no `model`) nor a tekken.json (no `config` and `vocab`)",
+        ))
+    }
+}
+
+impl Engine for FileEngine {
+    fn count(&self, text: &str) -> usize {
+        let text = self.normalize(text);
+        self.with_state(|caches, pieces| {
+            let mut count = 0;
+            self.run_stages(0, caches, &text, &mut |piece: &str| {
+                if !piece.is_empty() {
+                    count += pieces.tokens(piece.as_bytes(), |piece| self.bpe.count(piece));
+                }
+            });
+            count
+        })
+    }
+
+    fn count_before_piece_at(&self, text: &str, offset: usize) -> (usize, usize) {
         if self.splitting != Splitting::Tiktoken {
             return (0, 0);
         }
@@ -473,18 +464,8 @@ impl FileEngine {
         })
     }
 
-    /// Parses a `tokenizer.json` or a `tekken.json`.
-    fn parse(bytes: &[u8]) -> Result<FileEngine, Error> {
-        let top: TopLevel = serde_json::from_slice(bytes).map_err(|e| json_error(&e))?;
-        if let Some(model) = top.model {
-            return hugging_face(model, top.normalizer, top.pre_tokenizer);
-        }
-        if let (Some(config), Some(vocab)) = (top.config, top.vocab) {
-            return tekken(config, vocab);
-        }
-        Err(invalid(
-            "it is neither a tokenizer.json (no `model`) nor a tekken.json (no `config` and `vocab`)",
-        ))
+    fn splitting(&self) -> Splitting {
+        self.splitting
     }
 }
 
