@@ -27,16 +27,18 @@
 //!
 //! Each way of counting is an engine behind one crate-private trait, so
 //! that counting a text is one dynamic call whatever counts it: the
-//! built-in tables (the `tiktoken` module) and tokenizer files (`file`).
-//! The byte-pair engines share one ranked merge and one per-thread piece
-//! cache (`bpe`).
+//! built-in tables (the `tiktoken` module), `tokenizer.json` (`hf`) and
+//! `tekken.json` (`tekken`). The byte-pair engines share one ranked merge
+//! and one per-thread piece cache (`bpe`).
 
 use std::fmt;
 use std::str::FromStr;
 
 mod bpe;
 pub mod file;
+mod hf;
 mod pretokenize;
+mod tekken;
 mod tiktoken;
 
 pub use file::Tokenizer;
