@@ -185,18 +185,21 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// `unsupported-tokenizer`, naming the component no engine can count with.
 pub(super) fn unsupported(component: impl Into<String>) -> Error {
     Error::UnsupportedTokenizer {
         component: component.into(),
     }
 }
 
+/// `invalid-tokenizer`, saying what is wrong (never the file's contents).
 pub(super) fn invalid(problem: impl Into<String>) -> Error {
     Error::InvalidTokenizer {
         problem: problem.into(),
     }
 }
 
+/// A JSON error as `invalid-tokenizer`, with its position.
 pub(super) fn json_error(error: &serde_json::Error) -> Error {
     let problem = match error.classify() {
         serde_json::error::Category::Data => "has a field of the wrong shape",
