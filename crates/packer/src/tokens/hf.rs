@@ -141,7 +141,7 @@ impl Engine for HuggingFace {
             let mut count = 0;
             self.run_stages(0, caches, &text, &mut |piece: &str| {
                 if !piece.is_empty() {
-                    count += pieces.tokens(piece.as_bytes(), |piece| self.bpe.count(piece));
+                    count += pieces.tokens(piece, |piece| self.bpe.count(piece));
                 }
             });
             count

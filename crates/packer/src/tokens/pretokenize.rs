@@ -396,7 +396,7 @@ pub(crate) fn count_before_piece_at(
     cache: &mut Cache,
     text: &str,
     offset: usize,
-    mut tokens: impl FnMut(&[u8]) -> usize,
+    mut tokens: impl FnMut(&str) -> usize,
 ) -> (usize, usize) {
     let mut count = 0;
     let mut start = 0;
@@ -407,7 +407,7 @@ pub(crate) fn count_before_piece_at(
         if end > offset {
             break;
         }
-        count += tokens(&text.as_bytes()[start..end]);
+        count += tokens(&text[start..end]);
         start = end;
     }
     (count, start)

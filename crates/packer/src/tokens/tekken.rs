@@ -58,9 +58,7 @@ impl Engine for Tekken {
             ranges
                 .into_iter()
                 .map(|(start, end)| {
-                    pieces.tokens(&text.as_bytes()[start..end], |piece| {
-                        count_ranked(&self.ranks, piece)
-                    })
+                    pieces.tokens(&text[start..end], |piece| count_ranked(&self.ranks, piece))
                 })
                 .sum()
         })

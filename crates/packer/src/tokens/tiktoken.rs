@@ -207,7 +207,7 @@ impl Engine for Builtin {
         self.with_state(|cache, pieces| {
             let mut count = 0;
             self.for_each_piece(cache, text, |piece| {
-                count += pieces.tokens(piece.as_bytes(), |piece| self.count_piece(piece));
+                count += pieces.tokens(piece, |piece| self.count_piece(piece));
                 true
             });
             count
@@ -223,7 +223,7 @@ impl Engine for Builtin {
                 if end > offset {
                     return false;
                 }
-                count += pieces.tokens(piece.as_bytes(), |piece| self.count_piece(piece));
+                count += pieces.tokens(piece, |piece| self.count_piece(piece));
                 start = end;
                 true
             });
