@@ -16,7 +16,7 @@
 
 use std::path::PathBuf;
 
-#[path = "src/tokens/vocabulary/hash.rs"]
+#[path = "src/tokens/tiktoken/vocabulary/hash.rs"]
 mod hash;
 
 use hash::hash;
@@ -26,7 +26,7 @@ const MAGIC: u32 = u32::from_le_bytes(*b"PKV1");
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
-    println!("cargo::rerun-if-changed=src/tokens/vocabulary/hash.rs");
+    println!("cargo::rerun-if-changed=src/tokens/tiktoken/vocabulary/hash.rs");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let encodings: [(&str, Load); 4] = [
         ("r50k_base", || {

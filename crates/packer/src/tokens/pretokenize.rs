@@ -21,10 +21,15 @@
 //!   original can start a match is one where the rewrite can, so searches
 //!   find the same matches.
 //! - a pattern that can match the empty string is refused.
+//!
+//! Whether a file's split is of the tiktoken family, so that a text may be
+//! counted in parts, is decided here too ([`splitting_of`]).
 
 use regex_automata::meta::{Cache, Regex};
 use regex_automata::util::syntax;
 use regex_automata::{Anchored, Input};
+
+use super::Splitting;
 
 /// The two final alternatives every current byte-level pattern ends with.
 const LOOKAHEAD_TAIL: &str = r"|\s+(?!\S)|\s+";
@@ -355,6 +360,57 @@ pub(crate) fn split_ranges(
             .filter(|&(s, e, remove)| !remove && s != e)
             .map(|(s, e, _)| (s, e)),
     );
+}
+
+/// The split patterns whose shape the per-entry counting argument was
+/// checked for (see [`Splitting::Tiktoken`]).
+const TIKTOKEN_FAMILY: [&str; 5] = [
+    // cl100k_base and Llama 3.
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    // Qwen2, Qwen2.5, Qwen3.
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    // o200k_base.
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    // Mistral tekken.
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    GPT2_PATTERN,
+];
+
+/// How a pre-tokenizer that is one split by `regex` (after a prefix space,
+/// or not) splits: [`Splitting::Tiktoken`] only for the patterns of
+/// [`TIKTOKEN_FAMILY`] without a prefix space.
+pub(crate) fn splitting_of(regex: &SplitRegex, prefix_space: bool) -> Splitting {
+    if !prefix_space && TIKTOKEN_FAMILY.contains(&regex.source()) {
+        Splitting::Tiktoken
+    } else {
+        Splitting::Whole
+    }
+}
+
+/// Counts, with `tokens`, the pieces of one anchored pass of `regex` over
+/// `text` that end before the piece containing byte `offset`; returns that
+/// count and where the containing piece starts (see
+/// [`super::Counter::count_before_piece_at`]).
+pub(crate) fn count_before_piece_at(
+    regex: &SplitRegex,
+    cache: &mut Cache,
+    text: &str,
+    offset: usize,
+    mut tokens: impl FnMut(&str) -> usize,
+) -> (usize, usize) {
+    let mut count = 0;
+    let mut start = 0;
+    while start < text.len() {
+        let Some(end) = regex.match_at(cache, text, start) else {
+            break;
+        };
+        if end > offset {
+            break;
+        }
+        count += tokens(&text[start..end]);
+        start = end;
+    }
+    (count, start)
 }
 
 #[cfg(test)]

@@ -3,16 +3,12 @@
 //! is found by hashing its bytes into a table of ranks, with no parsing,
 //! decoding or hashing of the vocabulary when packer starts.
 //!
-//! [`Vocabulary::count`] merges a piece exactly as tiktoken does: the whole
-//! piece if it is a token, otherwise the adjacent pair whose joined bytes
-//! have the lowest rank (the leftmost among equals) until no pair is a
-//! token. Short pieces run tiktoken's own loop over a vector of parts;
-//! longer ones the heap version of the same loop (the `merge` module), so
-//! that a piece of `n` bytes costs `O(n log n)`.
+//! A vocabulary is [`Ranks`]: its pieces are merged by the `bpe` module's
+//! ranked merge, exactly as tiktoken merges them.
 
 mod hash;
 
-use super::merge::{self, Merges};
+use crate::tokens::bpe::Ranks;
 
 /// "PKV1" as a little-endian word, the first word of every table.
 const MAGIC: u32 = u32::from_le_bytes(*b"PKV1");
@@ -20,9 +16,6 @@ const MAGIC: u32 = u32::from_le_bytes(*b"PKV1");
 const HEADER: usize = 4;
 /// An empty slot of the hash table.
 const EMPTY: u32 = u32::MAX;
-/// Pieces up to this many bytes run tiktoken's vector loop, which is
-/// quadratic but cheaper than a heap for short pieces.
-const SHORT_PIECE: usize = 64;
 
 /// One encoding's vocabulary, borrowed from the binary.
 #[derive(Clone, Copy)]
@@ -107,60 +100,6 @@ impl Vocabulary {
         }
     }
 
-    /// The number of tokens tiktoken makes of `piece`.
-    pub(crate) fn count(&self, piece: &[u8]) -> usize {
-        if piece.len() <= 1 || self.rank(piece).is_some() {
-            return piece.len().min(1);
-        }
-        if piece.len() <= SHORT_PIECE {
-            self.count_short(piece)
-        } else {
-            merge::count(self, piece)
-        }
-    }
-
-    /// tiktoken's `_byte_pair_merge`: `parts[i]` is where a part starts and
-    /// the rank of it joined with the next part; merge the lowest, leftmost
-    /// first, then update the ranks on either side.
-    pub(crate) fn count_short(&self, piece: &[u8]) -> usize {
-        let rank_of = |bytes: &[u8]| self.rank(bytes).unwrap_or(EMPTY);
-        let mut parts: Vec<(usize, u32)> = Vec::with_capacity(piece.len() + 1);
-        let mut lowest = (EMPTY, usize::MAX);
-        for i in 0..piece.len() - 1 {
-            let rank = rank_of(&piece[i..i + 2]);
-            if rank < lowest.0 {
-                lowest = (rank, i);
-            }
-            parts.push((i, rank));
-        }
-        parts.push((piece.len() - 1, EMPTY));
-        parts.push((piece.len(), EMPTY));
-        // The rank of parts `i` and `i + 1` joined once `i + 1` and `i + 2`
-        // are one part (before `i + 2` is removed).
-        let joined = |parts: &[(usize, u32)], i: usize| {
-            if i + 3 < parts.len() {
-                rank_of(&piece[parts[i].0..parts[i + 3].0])
-            } else {
-                EMPTY
-            }
-        };
-        while lowest.0 != EMPTY {
-            let i = lowest.1;
-            if i > 0 {
-                parts[i - 1].1 = joined(&parts, i - 1);
-            }
-            parts[i].1 = joined(&parts, i);
-            parts.remove(i + 1);
-            lowest = (EMPTY, usize::MAX);
-            for (i, &(_, rank)) in parts[..parts.len() - 1].iter().enumerate() {
-                if rank < lowest.0 {
-                    lowest = (rank, i);
-                }
-            }
-        }
-        parts.len() - 1
-    }
-
     /// Every ordinary token's bytes, in rank order (special tokens' ranks
     /// left out).
     pub(crate) fn tokens(&self) -> impl Iterator<Item = &'static [u8]> + '_ {
@@ -170,20 +109,9 @@ impl Vocabulary {
     }
 }
 
-impl Merges for Vocabulary {
-    type Symbol = (u32, u32);
-
-    fn byte(&self, _: &[u8], index: usize) -> (u32, u32) {
-        (index as u32, index as u32 + 1)
-    }
-
-    fn merge(
-        &self,
-        piece: &[u8],
-        left: (u32, u32),
-        right: (u32, u32),
-    ) -> Option<(u32, (u32, u32))> {
-        self.rank(&piece[left.0 as usize..right.1 as usize])
-            .map(|rank| (rank, (left.0, right.1)))
+impl Ranks for Vocabulary {
+    #[inline]
+    fn rank(&self, bytes: &[u8]) -> Option<u32> {
+        Vocabulary::rank(self, bytes)
     }
 }
