@@ -869,39 +869,29 @@ fn first_mistakes_are_told_what_to_run_instead() {
     );
     // An empty --files-from list, or one of which nothing is collected, is
     // a warning; the (empty) pack still succeeds.
-    let run = exec_with_stdin(
-        &[
-            "pack",
-            "--dir",
-            "fixtures/plain-directory",
-            "--files-from",
-            "-",
-            "--budget",
-            "100",
-            "--format",
-            "summary",
-        ],
-        b"",
-    );
+    let listed = |list: &[u8]| {
+        exec_with_stdin(
+            &[
+                "pack",
+                "--dir",
+                "fixtures/plain-directory",
+                "--files-from",
+                "-",
+                "--budget",
+                "100",
+                "--format",
+                "summary",
+            ],
+            list,
+        )
+    };
+    let run = listed(b"");
     assert_eq!(run.status, 0);
     assert_eq!(
         run.stderr,
         "warning: the --files-from list names no file; nothing is collected\n"
     );
-    let run = exec_with_stdin(
-        &[
-            "pack",
-            "--dir",
-            "fixtures/plain-directory",
-            "--files-from",
-            "-",
-            "--budget",
-            "100",
-            "--format",
-            "summary",
-        ],
-        b"gone.rs\n",
-    );
+    let run = listed(b"gone.rs\n");
     assert_eq!(run.status, 0);
     assert_eq!(
         run.stderr,
