@@ -659,16 +659,6 @@ fn named<T: std::str::FromStr>(name: &Option<String>) -> Option<T> {
     name.as_deref().and_then(|name| name.parse().ok())
 }
 
-/// A flag with a default value, or the configuration file's value when the
-/// flag has its default.
-fn or_file(flag: usize, default: usize, file: Option<usize>) -> usize {
-    if flag == default {
-        file.unwrap_or(flag)
-    } else {
-        flag
-    }
-}
-
 fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     // A directory's packer.toml fills what no flag gives.
     let found = match &args.dir {
@@ -690,7 +680,7 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
             },
         ),
         note_omissions: args.note_omissions || file.note_omissions == Some(true),
-        note_omissions_max: or_file(
+        note_omissions_max: repo::or_file(
             args.note_omissions_max,
             DEFAULT_NOTE_OMISSIONS_MAX,
             file.note_omissions_max,
@@ -701,12 +691,12 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
             .or_else(|| file.excerpt_query.clone())
             .map(|query| ExcerptOptions {
                 query,
-                context: or_file(
+                context: repo::or_file(
                     args.excerpt_context,
                     packer::focus::DEFAULT_CONTEXT,
                     file.excerpt_context,
                 ),
-                max_chars: or_file(
+                max_chars: repo::or_file(
                     args.excerpt_max_chars,
                     packer::focus::DEFAULT_MAX_CHARS,
                     file.excerpt_max_chars,
@@ -723,25 +713,20 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     }
     if args.dir.is_some() {
         // Each budget value: the flag, else the file.
-        let from_file = match file.budget {
-            Some(tokens) => [Some(tokens), Some(0), Some(0), Some(0)],
-            None => [
-                file.context_tokens,
-                file.reserved_other_input_tokens,
-                file.reserved_output_tokens,
-                file.safety_tokens,
-            ],
-        };
+        let from_file = file.budget();
         let budget = &mut request.budget;
         for (value, from_file) in [
-            &mut budget.context_tokens,
-            &mut budget.reserved_other_input_tokens,
-            &mut budget.reserved_output_tokens,
-            &mut budget.safety_tokens,
-        ]
-        .into_iter()
-        .zip(from_file)
-        {
+            (&mut budget.context_tokens, from_file.context_tokens),
+            (
+                &mut budget.reserved_other_input_tokens,
+                from_file.reserved_other_input_tokens,
+            ),
+            (
+                &mut budget.reserved_output_tokens,
+                from_file.reserved_output_tokens,
+            ),
+            (&mut budget.safety_tokens, from_file.safety_tokens),
+        ] {
             if value.is_none() {
                 *value = from_file;
             }
@@ -915,20 +900,7 @@ fn collect(args: CollectArgs) -> Result<i32, Error> {
     if budget == PartialBudget::default()
         && let Some(config) = config
     {
-        budget = match config.budget {
-            Some(tokens) => PartialBudget {
-                context_tokens: Some(tokens),
-                reserved_other_input_tokens: Some(0),
-                reserved_output_tokens: Some(0),
-                safety_tokens: Some(0),
-            },
-            None => PartialBudget {
-                context_tokens: config.context_tokens,
-                reserved_other_input_tokens: config.reserved_other_input_tokens,
-                reserved_output_tokens: config.reserved_output_tokens,
-                safety_tokens: config.safety_tokens,
-            },
-        };
+        budget = config.budget();
     }
     write_stdout(packer_collect::fixture_json(&collection, &budget).as_bytes())?;
     Ok(EXIT_OK)

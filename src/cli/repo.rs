@@ -148,13 +148,6 @@ impl CollectFlags {
         priorities.extend(self.priorities.iter().cloned());
         let mut globs = config.globs.clone().unwrap_or_default();
         globs.extend(self.globs.iter().cloned());
-        let or_file = |flag: u64, default: u64, file: Option<u64>| {
-            if flag == default {
-                file.unwrap_or(flag)
-            } else {
-                flag
-            }
-        };
         let max_total_bytes = or_file(
             self.max_total_bytes,
             collect::DEFAULT_MAX_TOTAL_BYTES,
@@ -173,11 +166,7 @@ impl CollectFlags {
                 collect::DEFAULT_MAX_FILE_BYTES,
                 config.max_file_bytes,
             ),
-            max_files: if self.max_files == collect::DEFAULT_MAX_FILES {
-                config.max_files.unwrap_or(self.max_files)
-            } else {
-                self.max_files
-            },
+            max_files: or_file(self.max_files, collect::DEFAULT_MAX_FILES, config.max_files),
             max_total_bytes,
             hidden: self.hidden || config.hidden == Some(true),
             no_ignore: self.no_ignore || config.no_ignore == Some(true),
@@ -263,6 +252,16 @@ impl CollectFlags {
             );
         }
         Ok(collection)
+    }
+}
+
+/// A flag with a default value, or the configuration file's value when the
+/// flag has its default.
+pub fn or_file<T: PartialEq>(flag: T, default: T, file: Option<T>) -> T {
+    if flag == default {
+        file.unwrap_or(flag)
+    } else {
+        flag
     }
 }
 

@@ -83,6 +83,27 @@ pub struct Config {
     pub max_total_bytes: Option<u64>,
 }
 
+impl Config {
+    /// The budget values the file gives: `budget = N` is a context of `N`
+    /// with every reservation 0, as `--budget N`.
+    pub fn budget(&self) -> packer::PartialBudget {
+        match self.budget {
+            Some(tokens) => packer::PartialBudget {
+                context_tokens: Some(tokens),
+                reserved_other_input_tokens: Some(0),
+                reserved_output_tokens: Some(0),
+                safety_tokens: Some(0),
+            },
+            None => packer::PartialBudget {
+                context_tokens: self.context_tokens,
+                reserved_other_input_tokens: self.reserved_other_input_tokens,
+                reserved_output_tokens: self.reserved_output_tokens,
+                safety_tokens: self.safety_tokens,
+            },
+        }
+    }
+}
+
 /// The `tree` key: `true`, `false` or `"optional"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(untagged)]

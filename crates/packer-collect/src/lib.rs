@@ -693,47 +693,37 @@ fn order(dir: &Path, documents: &mut [CollectedDocument], options: &CollectOptio
         HashMap::new()
     };
     let rank = |d: &CollectedDocument| ranks.get(&d.id).copied().unwrap_or(usize::MAX);
-    let places: HashMap<&str, value::Place> = documents
-        .iter()
-        .map(|d| (d.id.as_str(), value::place_of(&d.id, d.content.len())))
-        .collect();
+    let place = |d: &CollectedDocument| value::place_of(&d.id, d.content.len());
     // Entry points and source of the package with the most source first
     // (the main crate of a workspace before its satellites), then by path.
-    let mut package_bytes: HashMap<&str, usize> = HashMap::new();
-    for d in documents.iter() {
-        if places[d.id.as_str()].is_code() {
-            *package_bytes.entry(value::package(&d.id)).or_default() += d.content.len();
-        }
+    let mut package_bytes: HashMap<String, usize> = HashMap::new();
+    for d in documents.iter().filter(|d| place(d).is_code()) {
+        *package_bytes
+            .entry(value::package(&d.id).to_owned())
+            .or_default() += d.content.len();
     }
-    type Key = (
-        Reverse<i64>,
-        Option<value::Place>,
-        usize,
-        Reverse<usize>,
-        String,
-    );
-    let keys: HashMap<String, Key> = documents
-        .iter()
-        .map(|d| {
-            let place = places[d.id.as_str()];
-            let (package, name) = if place.is_code() && !options.git_order {
-                let name = value::package(&d.id);
-                (package_bytes[name], name.to_owned())
-            } else {
-                (0, String::new())
-            };
-            let (place, rank) = if options.git_order {
-                (place.is_low_value().then_some(place), rank(d))
-            } else {
-                (Some(place), 0)
-            };
-            (
-                d.id.clone(),
-                (Reverse(d.priority), place, rank, Reverse(package), name),
-            )
-        })
-        .collect();
-    documents.sort_by(|a, b| keys[&a.id].cmp(&keys[&b.id]).then_with(|| a.id.cmp(&b.id)));
+    documents.sort_by_cached_key(|d| {
+        let place = place(d);
+        let (package, name) = if place.is_code() && !options.git_order {
+            let name = value::package(&d.id);
+            (package_bytes[name], name.to_owned())
+        } else {
+            (0, String::new())
+        };
+        let (place, rank) = if options.git_order {
+            (place.is_low_value().then_some(place), rank(d))
+        } else {
+            (Some(place), 0)
+        };
+        (
+            Reverse(d.priority),
+            place,
+            rank,
+            Reverse(package),
+            name,
+            d.id.clone(),
+        )
+    });
 }
 
 /// The `--glob` patterns as a plain matcher (gitignore syntax, `!` to
