@@ -72,14 +72,21 @@
 //!
 //! The count of any envelope is then a sum of per-entry numbers (see
 //! [`Tally`]), exact by construction; packing also recounts the final
-//! payload in full once and treats a difference as an internal error, and
-//! the tests check every arrangement they build against an independent
-//! tokenizer.
+//! payload once and treats a difference as an internal error, and the tests
+//! check every arrangement they build against an independent tokenizer.
+//!
+//! The recount ([`Envelopes::recount`]) does not lean on the argument
+//! above: it splits the whole payload afresh, on every thread, and wherever
+//! the payload's own pieces from an entry's first byte have the bytes and
+//! lengths of the pieces the entry was counted in, the entry's remembered
+//! tokens stand for them (a piece's tokens depend on its bytes alone);
+//! every other piece is counted. Only the split runs again over the entries,
+//! not the byte-pair merges or the cache lookups.
 
 use std::str::FromStr;
 
 use crate::fixture::Document;
-use crate::tokens::Counter;
+use crate::tokens::{Counter, Known};
 
 mod json;
 mod markdown;
@@ -291,6 +298,9 @@ pub struct ExcerptLabel {
 pub struct Entry {
     text: String,
     counts: EntryCounts,
+    /// The pieces counted from the entry's first byte, for the payload's
+    /// recount ([`Envelopes::recount`]).
+    known: Known,
 }
 
 /// An entry's token counts for each thing that can follow it.
@@ -312,6 +322,12 @@ impl Entry {
     /// The entry's counts.
     pub fn counts(&self) -> EntryCounts {
         self.counts
+    }
+
+    /// The pieces counted from the entry's first byte (none when the
+    /// counter cannot say).
+    pub fn known(&self) -> &Known {
+        &self.known
     }
 }
 
@@ -375,37 +391,45 @@ impl Entries {
         };
         let shape = self.envelope.shape();
         let mut ends = [0; 4];
-        let next = match self.envelope.cut() {
+        let (next, known) = match self.envelope.cut() {
             Cut::FinalRun => {
                 let split = JsonSplit::new(&text, &self.counter, shape.join);
                 for &ending in endings {
                     ends[ending as usize] =
                         split.followed_by(&text, &self.counter, shape.endings[ending as usize]);
                 }
-                split.next
+                (split.next, split.known)
             }
             Cut::Newline { position } => {
-                let alone = match position {
+                let (alone, known) = match position {
                     // Counted at position 1; `Envelopes::position_tokens`
                     // adds what other positions cost beyond that.
                     Some(start) => {
                         let mut full = String::with_capacity(text.len() + 20);
                         full.push_str(start);
                         full.push('1');
+                        let from = full.len();
                         full.push_str(&text);
-                        self.counter.count(&full)
+                        match self.counter.record(&full, from, usize::MAX) {
+                            Some((before, known)) => (before + known.tokens(), known),
+                            None => (self.counter.count(&full), Known::default()),
+                        }
                     }
-                    None => self.counter.count(&text),
+                    None => match self.counter.record(&text, 0, usize::MAX) {
+                        Some((_, known)) => (known.tokens(), known),
+                        None => (self.counter.count(&text), Known::default()),
+                    },
                 };
                 for &ending in endings {
                     ends[ending as usize] = alone + self.ending_tokens[ending as usize];
                 }
-                alone
+                (alone, known)
             }
         };
         Entry {
             text,
             counts: EntryCounts { next, ends },
+            known,
         }
     }
 
@@ -413,16 +437,19 @@ impl Entries {
     pub fn omitted(&self, document: &Document) -> Entry {
         let text = self.envelope.layout().omitted(document);
         let shape = self.envelope.shape();
-        let (next, ends) = match self.envelope.cut() {
+        let (next, ends, known) = match self.envelope.cut() {
             Cut::FinalRun => {
                 let split = JsonSplit::new(&text, &self.counter, shape.omitted_join);
                 let ends = [shape.list_end, shape.more_join]
                     .map(|ending| split.followed_by(&text, &self.counter, ending));
-                (split.next, ends)
+                (split.next, ends, split.known)
             }
             Cut::Newline { .. } => {
-                let alone = self.counter.count(&text);
-                (alone, self.list_end_tokens.map(|end| alone + end))
+                let (alone, known) = match self.counter.record(&text, 0, usize::MAX) {
+                    Some((_, known)) => (known.tokens(), known),
+                    None => (self.counter.count(&text), Known::default()),
+                };
+                (alone, self.list_end_tokens.map(|end| alone + end), known)
             }
         };
         Entry {
@@ -431,6 +458,7 @@ impl Entries {
                 next,
                 ends: [ends[0], ends[1], 0, 0],
             },
+            known,
         }
     }
 }
@@ -441,6 +469,8 @@ struct JsonSplit {
     stable: usize,
     tail_start: usize,
     next: usize,
+    /// The pieces before the tail.
+    known: Known,
 }
 
 impl JsonSplit {
@@ -449,13 +479,20 @@ impl JsonSplit {
         joined.push_str(text);
         joined.push_str(join);
         // The final `}` is the last byte of the entry.
-        let (stable, tail_start) = counter.count_before_piece_at(&joined, text.len() - 1);
+        let (stable, tail_start, known) = match counter.record(&joined, 0, text.len() - 1) {
+            Some((_, known)) => (known.tokens(), known.len(), known),
+            None => {
+                let (stable, tail_start) = counter.count_before_piece_at(&joined, text.len() - 1);
+                (stable, tail_start, Known::default())
+            }
+        };
         // `joined[tail_start..]` is already the tail followed by the join.
         let next = stable + counter.count(&joined[tail_start..]);
         JsonSplit {
             stable,
             tail_start,
             next,
+            known,
         }
     }
 
@@ -636,6 +673,22 @@ impl Envelopes {
         order: &[usize],
         replace: impl Fn(usize) -> Option<&'e Entry>,
     ) -> String {
+        self.render_parts(order, replace).0
+    }
+
+    /// The envelope's text, as [`Envelopes::render_with`] writes it, and
+    /// where each entry with remembered pieces starts in it.
+    pub fn render_parts<'e>(
+        &'e self,
+        order: &[usize],
+        replace: impl Fn(usize) -> Option<&'e Entry>,
+    ) -> (String, Vec<(usize, &'e Entry)>) {
+        let mut parts = Vec::new();
+        let mut part = |out: &String, entry: &'e Entry| {
+            if !entry.known.is_empty() {
+                parts.push((out.len(), entry));
+            }
+        };
         let shape = self.envelope().shape();
         let listed: Vec<usize> = match &self.omitted {
             Some(_) => {
@@ -664,7 +717,9 @@ impl Envelopes {
                     out.push_str(start);
                     out.push_str(&(position + 1).to_string());
                 }
-                out.push_str(&replace(index).unwrap_or(&self.documents[index]).text);
+                let entry = replace(index).unwrap_or(&self.documents[index]);
+                part(&out, entry);
+                out.push_str(&entry.text);
             }
             out.push_str(shape.endings[ending as usize]);
         }
@@ -673,6 +728,7 @@ impl Envelopes {
                 if n > 0 {
                     out.push_str(shape.omitted_join);
                 }
+                part(&out, &omitted[index]);
                 out.push_str(&omitted[index].text);
             }
             if more > 0 {
@@ -684,7 +740,25 @@ impl Envelopes {
                 out.push_str(shape.list_end);
             }
         }
-        out
+        (out, parts)
+    }
+
+    /// The exact count of `text`, a payload that [`Envelopes::render_parts`]
+    /// wrote with `parts`, counted afresh: the whole text is split again,
+    /// and each entry's remembered pieces stand for the payload's own pieces
+    /// where those have the same bytes and lengths; every other piece is
+    /// counted. When anything fails to line up, the text is counted whole.
+    pub fn recount(&self, text: &str, parts: &[(usize, &Entry)]) -> usize {
+        let same_bytes = parts.iter().all(|&(at, entry)| {
+            let len = entry.known.len();
+            text.as_bytes().get(at..at + len) == Some(&entry.text.as_bytes()[..len])
+        });
+        let spans: Vec<(usize, &Known)> = parts.iter().map(|&(at, e)| (at, &e.known)).collect();
+        let counter = self.entries.counter;
+        same_bytes
+            .then(|| counter.count_with_known(text, &spans))
+            .flatten()
+            .unwrap_or_else(|| counter.count(text))
     }
 
     fn ending(&self, shown: usize, more: usize) -> Ending {
@@ -1165,12 +1239,25 @@ mod tests {
                 for notes in [None, Some(0), Some(1), Some(3), Some(50)] {
                     let layout = Envelopes::build(counter, envelope, &documents, notes);
                     for order in orders {
-                        let text = layout.render(order);
+                        let (text, parts) = layout.render_parts(order, |_| None);
                         assert_eq!(
                             layout.total(order),
                             reference(encoding, &text),
                             "{encoding} {envelope} {notes:?} {order:?} {text}"
                         );
+                        // The recount matches the payload's pieces with
+                        // every entry's remembered ones (no fallback).
+                        let spans: Vec<(usize, &Known)> = parts
+                            .iter()
+                            .map(|&(at, entry)| (at, &entry.known))
+                            .collect();
+                        assert_eq!(
+                            counter.count_with_known(&text, &spans),
+                            Some(reference(encoding, &text)),
+                            "{encoding} {envelope} {notes:?} {order:?} {text}"
+                        );
+                        // Every document entry remembers its pieces.
+                        assert!(parts.len() >= order.len());
                     }
                     let all: Vec<usize> = (0..documents.len()).collect();
                     assert_eq!(
@@ -1214,6 +1301,11 @@ mod tests {
         assert!(text.contains(r#"{"id":"d50","#));
         assert!(!text.contains(r#"{"id":"d51","#));
         assert!(text.ends_with(r#"],"omittedMore":68}"#), "{text}");
+        let (_, parts) = layout.render_parts(&[3, 60], |_| None);
+        assert_eq!(
+            layout.recount(&text, &parts),
+            reference(Encoding::Cl100kBase, &text)
+        );
         // A tally filled one document at a time agrees with a full count at
         // every step, including when a listed document leaves the note.
         let mut tally = Tally::new(&layout);

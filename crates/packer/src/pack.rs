@@ -602,13 +602,14 @@ impl<'a> Selector<'a> {
     /// count of the payload (a difference is a bug, reported as an internal
     /// error rather than a wrong number).
     fn finish(self, optimal: Option<bool>) -> Result<Plan, Failure> {
-        let payload_text = match &self.excerpts {
+        let (payload_text, parts) = match &self.excerpts {
             Some(excerpts) => self
                 .layout
-                .render_with(&self.order, |i| excerpts.chosen.get(&i)),
-            None => self.layout.render(&self.order),
+                .render_parts(&self.order, |i| excerpts.chosen.get(&i)),
+            None => self.layout.render_parts(&self.order, |_| None),
         };
-        let counted = self.layout.counter().count(&payload_text);
+        let counted = self.layout.recount(&payload_text, &parts);
+        drop(parts);
         let used_tokens = if self.whole {
             counted
         } else {

@@ -37,11 +37,13 @@ use std::str::FromStr;
 mod bpe;
 pub mod file;
 mod hf;
+mod known;
 mod pretokenize;
 mod tekken;
 mod tiktoken;
 
 pub use file::Tokenizer;
+pub use known::Known;
 
 /// A tiktoken encoding packer can count with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -186,6 +188,25 @@ pub(crate) trait Engine: Send + Sync {
 
     /// See [`Counter::splitting`].
     fn splitting(&self) -> Splitting;
+
+    /// See [`Counter::record`]; `None` when the engine cannot.
+    fn record(&self, _text: &str, _from: usize, _stop_at: usize) -> Option<(usize, Known)> {
+        None
+    }
+
+    /// The tokens of the pieces of `text` from byte `from` (where a piece
+    /// starts) to byte `to`, where a piece must end, with `spans` inside
+    /// that range (see [`Counter::count_with_known`]); `None` when the
+    /// pieces do not line up or the engine cannot.
+    fn count_with_known(
+        &self,
+        _text: &str,
+        _from: usize,
+        _to: usize,
+        _spans: &[(usize, &Known)],
+    ) -> Option<usize> {
+        None
+    }
 }
 
 /// Exact ordinary-text counting with one encoding or tokenizer file.
@@ -300,6 +321,55 @@ impl Counter {
     /// the whole text is left to be counted with what follows it.
     pub fn count_before_piece_at(&self, text: &str, offset: usize) -> (usize, usize) {
         self.engine.count_before_piece_at(text, offset)
+    }
+
+    /// Counts the pieces of `text` that end before the piece containing
+    /// byte `stop_at` (every piece when `stop_at` is past the end), like
+    /// [`Counter::count_before_piece_at`], and remembers the pieces from
+    /// byte `from` on: returns the tokens before `from` and what is known
+    /// from there. `None` when `from` is inside a piece, or the counter is
+    /// not [`Splitting::Tiktoken`] (or the text is one its normalizer
+    /// would change).
+    pub fn record(&self, text: &str, from: usize, stop_at: usize) -> Option<(usize, Known)> {
+        self.engine.record(text, from, stop_at)
+    }
+
+    /// The exact count of `text`, which holds, at each `(start, known)` of
+    /// `spans` (in order, not overlapping, none empty), bytes counted before
+    /// by [`Counter::record`]: the text is split afresh, and where its
+    /// pieces from a span's start have the remembered lengths, the
+    /// remembered tokens stand for them (the caller makes sure the bytes
+    /// are the ones recorded). `None` when the pieces do not line up, or
+    /// the counter cannot split a text this way; count it whole then.
+    ///
+    /// The text is cut at span starts into one range per thread, counted in
+    /// parallel; each range's pieces must end exactly where the next range
+    /// starts, so the ranges' pieces are the whole text's.
+    pub fn count_with_known(&self, text: &str, spans: &[(usize, &Known)]) -> Option<usize> {
+        use rayon::prelude::*;
+        let threads = rayon::current_num_threads().max(1);
+        // Cut where a span starts, near each `k / threads` of the text.
+        let mut cuts = vec![0];
+        for k in 1..threads {
+            let target = text.len() * k / threads;
+            let at = spans.partition_point(|&(start, _)| start < target);
+            if let Some(&(start, _)) = spans.get(at)
+                && start > *cuts.last().expect("starts with 0")
+            {
+                cuts.push(start);
+            }
+        }
+        cuts.push(text.len());
+        let ranges: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
+        ranges
+            .par_iter()
+            .map(|&(from, to)| {
+                let first = spans.partition_point(|&(start, _)| start < from);
+                let last = spans.partition_point(|&(start, _)| start < to);
+                self.engine
+                    .count_with_known(text, from, to, &spans[first..last])
+            })
+            .sum()
     }
 }
 

@@ -30,7 +30,10 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::file::{TopLevel, json_error, unsupported};
-use super::pretokenize::{Behavior, Stage, count_before_piece_at, split_ranges, splitting_of};
+use super::known::{Known, Matcher, Recorder};
+use super::pretokenize::{
+    Behavior, SplitRegex, Stage, count_before_piece_at, for_each_piece, split_ranges, splitting_of,
+};
 use super::{Engine, Splitting};
 use crate::error::Error;
 use crate::tokens::bpe::{Pieces, with_state};
@@ -149,16 +152,7 @@ impl Engine for HuggingFace {
     }
 
     fn count_before_piece_at(&self, text: &str, offset: usize) -> (usize, usize) {
-        if self.splitting != Splitting::Tiktoken {
-            return (0, 0);
-        }
-        if self.nfc {
-            use unicode_normalization::{IsNormalized, is_nfc_quick};
-            if is_nfc_quick(text.chars()) != IsNormalized::Yes {
-                return (0, 0);
-            }
-        }
-        let [Stage::Split { regex, .. }] = self.stages.as_slice() else {
+        let Some(regex) = self.one_split(text) else {
             return (0, 0);
         };
         self.with_state(|caches, pieces| {
@@ -170,6 +164,59 @@ impl Engine for HuggingFace {
 
     fn splitting(&self) -> Splitting {
         self.splitting
+    }
+
+    fn record(&self, text: &str, from: usize, stop_at: usize) -> Option<(usize, Known)> {
+        let regex = self.one_split(text)?;
+        self.with_state(|caches, pieces| {
+            let mut recorder = Recorder::new(from, stop_at);
+            for_each_piece(regex, &mut caches[0], text, 0, |piece| {
+                recorder.piece(piece, |piece| {
+                    pieces.tokens(piece, |piece| self.bpe.count(piece))
+                })
+            });
+            recorder.finish()
+        })
+    }
+
+    fn count_with_known(
+        &self,
+        text: &str,
+        from: usize,
+        to: usize,
+        spans: &[(usize, &Known)],
+    ) -> Option<usize> {
+        let regex = self.one_split(text)?;
+        self.with_state(|caches, pieces| {
+            let mut matcher = Matcher::new(spans, from, to);
+            for_each_piece(regex, &mut caches[0], text, from, |piece| {
+                matcher.piece(piece, |piece| {
+                    pieces.tokens(piece, |piece| self.bpe.count(piece))
+                })
+            });
+            matcher.finish()
+        })
+    }
+}
+
+impl HuggingFace {
+    /// The one tiktoken-family split that counts `text` piece by piece, as
+    /// [`Engine::count`] would: `None` unless the pipeline is
+    /// [`Splitting::Tiktoken`] and its normalizer leaves `text` as it is.
+    fn one_split(&self, text: &str) -> Option<&SplitRegex> {
+        if self.splitting != Splitting::Tiktoken {
+            return None;
+        }
+        if self.nfc {
+            use unicode_normalization::{IsNormalized, is_nfc_quick};
+            if is_nfc_quick(text.chars()) != IsNormalized::Yes {
+                return None;
+            }
+        }
+        match self.stages.as_slice() {
+            [Stage::Split { regex, .. }] => Some(regex),
+            _ => None,
+        }
     }
 }
 

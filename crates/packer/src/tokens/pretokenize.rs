@@ -391,6 +391,28 @@ pub(crate) fn splitting_of(regex: &SplitRegex, prefix_space: bool) -> Splitting 
 /// `text` that end before the piece containing byte `offset`; returns that
 /// count and where the containing piece starts (see
 /// [`super::Counter::count_before_piece_at`]).
+/// Calls `each` with every piece of one pass of `regex` over `text` from
+/// byte `from` (where a piece starts), in order; stops early when `each`
+/// returns false.
+pub(crate) fn for_each_piece(
+    regex: &SplitRegex,
+    cache: &mut Cache,
+    text: &str,
+    from: usize,
+    mut each: impl FnMut(&str) -> bool,
+) {
+    let mut start = from;
+    while start < text.len() {
+        let Some(end) = regex.match_at(cache, text, start) else {
+            return;
+        };
+        if !each(&text[start..end]) {
+            return;
+        }
+        start = end;
+    }
+}
+
 pub(crate) fn count_before_piece_at(
     regex: &SplitRegex,
     cache: &mut Cache,

@@ -16,7 +16,10 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::file::{TopLevel, invalid, json_error, unsupported};
-use super::pretokenize::{Behavior, SplitRegex, count_before_piece_at, split_ranges, splitting_of};
+use super::known::{Known, Matcher, Recorder};
+use super::pretokenize::{
+    Behavior, SplitRegex, count_before_piece_at, for_each_piece, split_ranges, splitting_of,
+};
 use super::{Engine, Splitting};
 use crate::error::Error;
 use crate::tokens::bpe::{Pieces, count_ranked, with_state};
@@ -77,6 +80,42 @@ impl Engine for Tekken {
 
     fn splitting(&self) -> Splitting {
         self.splitting
+    }
+
+    fn record(&self, text: &str, from: usize, stop_at: usize) -> Option<(usize, Known)> {
+        if self.splitting != Splitting::Tiktoken {
+            return None;
+        }
+        self.with_state(|cache, pieces| {
+            let mut recorder = Recorder::new(from, stop_at);
+            for_each_piece(&self.regex, cache, text, 0, |piece| {
+                recorder.piece(piece, |piece| {
+                    pieces.tokens(piece, |piece| count_ranked(&self.ranks, piece))
+                })
+            });
+            recorder.finish()
+        })
+    }
+
+    fn count_with_known(
+        &self,
+        text: &str,
+        from: usize,
+        to: usize,
+        spans: &[(usize, &Known)],
+    ) -> Option<usize> {
+        if self.splitting != Splitting::Tiktoken {
+            return None;
+        }
+        self.with_state(|cache, pieces| {
+            let mut matcher = Matcher::new(spans, from, to);
+            for_each_piece(&self.regex, cache, text, from, |piece| {
+                matcher.piece(piece, |piece| {
+                    pieces.tokens(piece, |piece| count_ranked(&self.ranks, piece))
+                })
+            });
+            matcher.finish()
+        })
     }
 }
 

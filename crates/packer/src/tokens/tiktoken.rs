@@ -12,6 +12,7 @@ use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::nfa::thompson;
 use regex_automata::{Anchored, Input, MatchKind};
 
+use super::known::{Known, Matcher, Recorder};
 use super::{Encoding, Engine, Splitting};
 use crate::tokens::bpe::{Pieces, count_ranked, with_state};
 use vocabulary::Vocabulary;
@@ -233,6 +234,36 @@ impl Engine for Builtin {
 
     fn splitting(&self) -> Splitting {
         Splitting::Tiktoken
+    }
+
+    fn record(&self, text: &str, from: usize, stop_at: usize) -> Option<(usize, Known)> {
+        self.with_state(|cache, pieces| {
+            let mut recorder = Recorder::new(from, stop_at);
+            self.for_each_piece(cache, text, |piece| {
+                recorder.piece(piece, |piece| {
+                    pieces.tokens(piece, |piece| self.count_piece(piece))
+                })
+            });
+            recorder.finish()
+        })
+    }
+
+    fn count_with_known(
+        &self,
+        text: &str,
+        from: usize,
+        to: usize,
+        spans: &[(usize, &Known)],
+    ) -> Option<usize> {
+        self.with_state(|cache, pieces| {
+            let mut matcher = Matcher::new(spans, from, to);
+            self.for_each_piece(cache, text.get(from..)?, |piece| {
+                matcher.piece(piece, |piece| {
+                    pieces.tokens(piece, |piece| self.count_piece(piece))
+                })
+            });
+            matcher.finish()
+        })
     }
 }
 
