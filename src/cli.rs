@@ -32,9 +32,7 @@ use packer::envelope::Envelope;
 use packer::error::EXIT_OK;
 use packer::fixture::{self, DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
 use packer::output;
-use packer::{
-    Encoding, Error, Fixture, Limits, Options, PartialBudget, Policy, Request, Tokenizer,
-};
+use packer::{Encoding, Error, Fixture, Limits, Policy, Request, RequestNames, Tokenizer};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -193,20 +191,16 @@ pub struct BudgetArgs {
 }
 
 impl BudgetArgs {
-    fn partial(&self) -> PartialBudget {
-        if let Some(tokens) = self.budget {
-            return PartialBudget {
-                context_tokens: Some(tokens),
-                reserved_other_input_tokens: Some(0),
-                reserved_output_tokens: Some(0),
-                safety_tokens: Some(0),
-            };
-        }
-        PartialBudget {
+    /// `names` with the budget flags given (`--budget` is the library's
+    /// whole-budget shorthand).
+    fn names(&self, names: RequestNames) -> RequestNames {
+        RequestNames {
+            budget: self.budget,
             context_tokens: self.context_tokens,
             reserved_other_input_tokens: self.reserved_other_input_tokens,
             reserved_output_tokens: self.reserved_output_tokens,
             safety_tokens: self.safety_tokens,
+            ..names
         }
     }
 }
@@ -292,26 +286,23 @@ impl InputArgs {
 }
 
 impl SettingsArgs {
-    fn encoding(&self) -> Result<Option<Encoding>, Error> {
-        resolve_encoding(self.encoding.as_deref(), self.model.as_deref())
-    }
-
-    fn request(&self, options: Options) -> Result<Request, Error> {
-        Ok(Request {
-            encoding: self.encoding()?,
-            tokenizer: self.tokenizer.as_deref().map(Tokenizer::load).transpose()?,
-            budget: self.budget.partial(),
-            options,
+    /// The encoding, model, tokenizer and budget flags by name, for the
+    /// library to build the request from.
+    fn names(&self) -> RequestNames {
+        self.budget.names(RequestNames {
+            encoding: self.encoding.clone(),
+            model: self.model.clone(),
+            tokenizer: self.tokenizer.is_some(),
+            ..RequestNames::default()
         })
     }
-}
 
-fn resolve_encoding(name: Option<&str>, model: Option<&str>) -> Result<Option<Encoding>, Error> {
-    if let Some(model) = model {
-        return packer::model_encoding(model).map(Some);
+    /// The request `names` make, with the `--tokenizer` file loaded.
+    fn request(&self, names: &RequestNames) -> Result<Request, Error> {
+        let mut request = names.build()?;
+        request.tokenizer = self.tokenizer.as_deref().map(Tokenizer::load).transpose()?;
+        Ok(request)
     }
-    // The parser only lets listed names through.
-    Ok(name.and_then(|name| name.parse().ok()))
 }
 
 /// Reads a file (opened read-only) or standard input, at most `limit` bytes.
@@ -471,15 +462,36 @@ mod tests {
 
     #[test]
     fn models_resolve_to_encodings_and_unknown_models_are_usage_errors() {
+        let encoding = |args: &[&str]| {
+            let Command::Pack(args) = parse(args).unwrap().command else {
+                panic!("not pack");
+            };
+            args.settings.names().encoding()
+        };
         assert_eq!(
-            resolve_encoding(None, Some("gpt-4o")),
+            encoding(&["pack", "f.json", "--model", "gpt-4o"]),
             Ok(Some(Encoding::O200kBase))
         );
         assert_eq!(
-            resolve_encoding(Some("p50k_base"), None),
+            encoding(&["pack", "f.json", "--encoding", "p50k_base"]),
             Ok(Some(Encoding::P50kBase))
         );
-        let error = resolve_encoding(None, Some("no-such-model")).unwrap_err();
+        let error = encoding(&["pack", "f.json", "--model", "no-such-model"]).unwrap_err();
         assert_eq!(error.exit_status(), 2);
+    }
+
+    #[test]
+    fn the_budget_flag_is_the_whole_budget() {
+        let Command::Pack(args) = parse(&["pack", "f.json", "--budget", "900"])
+            .unwrap()
+            .command
+        else {
+            panic!("not pack");
+        };
+        let budget = args.settings.names().build().unwrap().budget;
+        assert_eq!(budget.context_tokens, Some(900));
+        assert_eq!(budget.reserved_other_input_tokens, Some(0));
+        assert_eq!(budget.reserved_output_tokens, Some(0));
+        assert_eq!(budget.safety_tokens, Some(0));
     }
 }

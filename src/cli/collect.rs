@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use packer::error::EXIT_OK;
-use packer::{Error, PartialBudget};
+use packer::{Error, PartialBudget, RequestNames};
 
 use super::{BudgetArgs, repo, write_stdout};
 
@@ -25,7 +25,7 @@ pub fn run(args: CollectArgs) -> Result<i32, Error> {
     let found = args.collect.config(&args.dir)?;
     let config = found.as_ref().map(|found| &found.config);
     let collection = args.collect.collect(&args.dir, config)?;
-    let mut budget = args.budget.partial();
+    let mut budget = args.budget.names(RequestNames::default()).build()?.budget;
     if budget == PartialBudget::default()
         && let Some(config) = config
     {

@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use packer::error::EXIT_OK;
-use packer::{Counter, Encoding, Error, Tokenizer, fixture};
+use packer::{Counter, Encoding, Error, RequestNames, Tokenizer, fixture};
 
-use super::{encoding_names, read_input, resolve_encoding, write_stdout};
+use super::{encoding_names, read_input, write_stdout};
 
 #[derive(Debug, Args)]
 pub struct CountArgs {
@@ -34,9 +34,15 @@ pub struct CountArgs {
 pub fn run(args: CountArgs) -> Result<i32, Error> {
     let counter = match &args.tokenizer {
         Some(path) => Counter::with_tokenizer(Tokenizer::load(path)?),
+        // --encoding has a default: a model replaces it.
         None => Counter::new(
-            resolve_encoding(Some(&args.encoding), args.model.as_deref())?
-                .unwrap_or(Encoding::Cl100kBase),
+            RequestNames {
+                encoding: args.model.is_none().then(|| args.encoding.clone()),
+                model: args.model.clone(),
+                ..RequestNames::default()
+            }
+            .encoding()?
+            .unwrap_or(Encoding::Cl100kBase),
         ),
     };
     let bytes = read_input(&args.file, args.max_input_bytes)?;

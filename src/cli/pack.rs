@@ -8,8 +8,7 @@ use clap::{ArgGroup, Args, ValueEnum};
 use packer::envelope::{DEFAULT_NOTE_OMISSIONS_MAX, Envelope};
 use packer::error::EXIT_OK;
 use packer::output::{self, Format};
-use packer::pack::ExcerptOptions;
-use packer::{Error, Options, Policy};
+use packer::{Error, Policy, RequestNames};
 use packer_collect::config::Config;
 
 use super::{
@@ -157,11 +156,6 @@ pub fn run(args: PackArgs) -> Result<i32, Error> {
     result
 }
 
-/// A name from the configuration file (checked when the file was read).
-fn named<T: std::str::FromStr>(name: &Option<String>) -> Option<T> {
-    name.as_deref().and_then(|name| name.parse().ok())
-}
-
 fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     // A directory's packer.toml fills what no flag gives.
     let found = match &args.dir {
@@ -170,70 +164,83 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     };
     let empty = Config::default();
     let file = found.as_ref().map_or(&empty, |found| &found.config);
-    let mut request = args.settings.request(Options {
+    let note_omissions = args.note_omissions || file.note_omissions == Some(true);
+    let excerpt_query = args
+        .excerpt_query
+        .clone()
+        .or_else(|| file.excerpt_query.clone());
+    let excerpt = excerpt_query.is_some();
+    let mut names = RequestNames {
         policy: args
             .policy
-            .or_else(|| named(&file.policy))
-            .unwrap_or_default(),
-        envelope: args.envelope.or_else(|| named(&file.envelope)).unwrap_or(
-            if args.dir.is_some() {
-                Envelope::Markdown
-            } else {
-                Envelope::Json
-            },
-        ),
-        note_omissions: args.note_omissions || file.note_omissions == Some(true),
-        note_omissions_max: repo::or_file(
-            args.note_omissions_max,
-            DEFAULT_NOTE_OMISSIONS_MAX,
-            file.note_omissions_max,
-        ),
-        excerpt: args
-            .excerpt_query
-            .clone()
-            .or_else(|| file.excerpt_query.clone())
-            .map(|query| ExcerptOptions {
-                query,
-                context: repo::or_file(
-                    args.excerpt_context,
-                    packer::focus::DEFAULT_CONTEXT,
-                    file.excerpt_context,
-                ),
-                max_chars: repo::or_file(
-                    args.excerpt_max_chars,
-                    packer::focus::DEFAULT_MAX_CHARS,
-                    file.excerpt_max_chars,
-                ),
-            }),
-    })?;
+            .map(|policy| policy.name().to_owned())
+            .or_else(|| file.policy.clone()),
+        envelope: args
+            .envelope
+            .map(|envelope| envelope.name().to_owned())
+            .or_else(|| file.envelope.clone()),
+        default_envelope: if args.dir.is_some() {
+            Envelope::Markdown
+        } else {
+            Envelope::Json
+        },
+        note_omissions,
+        note_omissions_max: note_omissions.then(|| {
+            repo::or_file(
+                args.note_omissions_max,
+                DEFAULT_NOTE_OMISSIONS_MAX,
+                file.note_omissions_max,
+            )
+        }),
+        excerpt_query,
+        excerpt_context: excerpt.then(|| {
+            repo::or_file(
+                args.excerpt_context,
+                packer::focus::DEFAULT_CONTEXT,
+                file.excerpt_context,
+            )
+        }),
+        excerpt_max_chars: excerpt.then(|| {
+            repo::or_file(
+                args.excerpt_max_chars,
+                packer::focus::DEFAULT_MAX_CHARS,
+                file.excerpt_max_chars,
+            )
+        }),
+        ..args.settings.names()
+    };
     let settings = &args.settings;
     if settings.encoding.is_none() && settings.model.is_none() && settings.tokenizer.is_none() {
-        if let Some(model) = &file.model {
-            request.encoding = Some(packer::model_encoding(model)?);
-        } else if file.encoding.is_some() {
-            request.encoding = named(&file.encoding);
+        // The file's model wins over its encoding.
+        if file.model.is_some() {
+            names.model = file.model.clone();
+        } else {
+            names.encoding = file.encoding.clone();
         }
     }
-    if args.dir.is_some() {
+    if args.dir.is_some() && names.budget.is_none() {
         // Each budget value: the flag, else the file.
         let from_file = file.budget();
-        let budget = &mut request.budget;
         for (value, from_file) in [
-            (&mut budget.context_tokens, from_file.context_tokens),
+            (&mut names.context_tokens, from_file.context_tokens),
             (
-                &mut budget.reserved_other_input_tokens,
+                &mut names.reserved_other_input_tokens,
                 from_file.reserved_other_input_tokens,
             ),
             (
-                &mut budget.reserved_output_tokens,
+                &mut names.reserved_output_tokens,
                 from_file.reserved_output_tokens,
             ),
-            (&mut budget.safety_tokens, from_file.safety_tokens),
+            (&mut names.safety_tokens, from_file.safety_tokens),
         ] {
             if value.is_none() {
                 *value = from_file;
             }
         }
+    }
+    let mut request = settings.request(&names)?;
+    if args.dir.is_some() {
+        let budget = &mut request.budget;
         // Said before the walk, which can take a while.
         if budget.context_tokens.is_none() {
             return Err(Error::InvalidBudget {

@@ -4,7 +4,7 @@
 use clap::{ArgGroup, Args};
 use packer::envelope::Envelope;
 use packer::error::EXIT_OK;
-use packer::{Error, Options};
+use packer::{Error, RequestNames};
 
 use super::{InputArgs, SettingsArgs, envelope_names, write_stdout};
 
@@ -31,18 +31,19 @@ pub struct ValidateArgs {
 }
 
 impl ValidateArgs {
-    fn options(&self) -> Options {
-        Options {
-            envelope: self.envelope,
+    /// The flags by name, for the library to build the request from.
+    fn names(&self) -> RequestNames {
+        RequestNames {
+            envelope: Some(self.envelope.name().to_owned()),
             note_omissions: self.note_omissions,
-            note_omissions_max: self.note_omissions_max,
-            ..Options::default()
+            note_omissions_max: self.note_omissions.then_some(self.note_omissions_max),
+            ..self.settings.names()
         }
     }
 }
 
 pub fn run(args: ValidateArgs) -> Result<i32, Error> {
-    let request = args.settings.request(args.options())?;
+    let request = args.settings.request(&args.names())?;
     let fixture = args.input.load()?;
     let settings = packer::settings(&fixture, &request)?;
     // What `pack` would refuse before selecting: the empty envelope and the

@@ -160,6 +160,17 @@ impl Names for ToolArguments {
             Setting::Glob => "the argument globs",
             Setting::GlobPattern => "an entry of the argument globs",
             Setting::Encoding => "the argument encoding",
+            Setting::EncodingName => "the argument 'encoding'",
+            Setting::PolicyName => "the argument 'policy'",
+            Setting::EnvelopeName => "the argument 'envelope'",
+            Setting::EncodingOrModel => "the argument 'encoding' or 'model'",
+            Setting::OneCounter => {
+                "at most one of the arguments 'encoding', 'model' and 'tokenizer'"
+            }
+            Setting::NoteOmissionsMaxAlone => "the argument 'noteOmissionsMax'",
+            Setting::NoteOmissionsOn => "the argument 'noteOmissions'",
+            Setting::ExcerptQuery => "the argument 'excerptQuery'",
+            // No tool takes separate budget values or excerpt sizes.
             _ => CommandLine.name(setting),
         }
     }
@@ -273,9 +284,10 @@ impl Server {
         let text = args
             .string("text")?
             .ok_or_else(|| ToolError::Usage("the argument 'text' is missing".into()))?;
+        let encoding = args.counter_names()?.encoding()?;
         let counter = match tokenizer(&args, &self.roots)? {
             Some(tokenizer) => Counter::with_tokenizer(tokenizer),
-            None => Counter::new(args.encoding()?.unwrap_or(Encoding::Cl100kBase)),
+            None => Counter::new(encoding.unwrap_or(Encoding::Cl100kBase)),
         };
         let tokens = counter.count(text);
         let mut summary = json!({"encoding": counter.label(), "tokens": tokens});
@@ -327,33 +339,30 @@ impl Server {
     }
 }
 
-/// The encoding, the budget (all of it the payload's) and the options.
+/// The request a pack tool's arguments make, built by the library from
+/// their names; then the tokenizer file, if any, loaded.
 fn request(
     args: &Arguments<'_>,
     roots: &Roots,
     default_envelope: packer::Envelope,
 ) -> Result<Request, ToolError> {
-    let tokenizer = tokenizer(args, roots)?;
-    Ok(Request {
-        encoding: args.encoding()?,
-        tokenizer,
-        budget: tools::whole_budget(args.budget()?),
-        options: args.options(default_envelope)?,
-    })
+    let mut request = build(args, default_envelope)?;
+    request.tokenizer = tokenizer(args, roots)?;
+    Ok(request)
+}
+
+/// The request a pack tool's arguments make, without the tokenizer file.
+fn build(args: &Arguments<'_>, default_envelope: packer::Envelope) -> Result<Request, ToolError> {
+    Ok(args.request_names(default_envelope)?.build()?)
 }
 
 /// The `tokenizer` argument: a file inside a root, loaded (once per distinct
-/// file for the life of the server). At most one of encoding, model and
-/// tokenizer may be given.
+/// file for the life of the server). That it comes without an encoding or
+/// a model was checked when the request was built.
 fn tokenizer(args: &Arguments<'_>, roots: &Roots) -> Result<Option<Tokenizer>, ToolError> {
     let Some(path) = args.string("tokenizer")? else {
         return Ok(None);
     };
-    if args.value("encoding").is_some() || args.value("model").is_some() {
-        return Err(ToolError::Usage(
-            "give at most one of the arguments 'encoding', 'model' and 'tokenizer'".into(),
-        ));
-    }
     let path = roots.resolve_tokenizer(path)?;
     Ok(Some(Tokenizer::load_confined(&path, roots.paths())?))
 }
