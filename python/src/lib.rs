@@ -8,15 +8,14 @@
 //! No packing logic lives here.
 
 use packer::budget::MAX_BUDGET_VALUE;
-use packer::envelope::{DEFAULT_NOTE_OMISSIONS_MAX, Envelope};
-use packer::error::EXIT_USAGE;
+use packer::envelope::Envelope;
+use packer::error::{CommandLine, EXIT_USAGE, Names, Setting};
 use packer::fixture::{DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
 use packer::output::{ErrorList, Refusal, Summary};
-use packer::pack::ExcerptOptions;
 use std::path::PathBuf;
 
 use packer::tokens::Tokenizer;
-use packer::{Counter, Encoding, Error, Fixture, Limits, Options, PartialBudget, Policy, Request};
+use packer::{Counter, Encoding, Error, Fixture, Limits, Policy, RequestNames};
 use pyo3::exceptions::{PyException, PyOverflowError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
@@ -52,7 +51,7 @@ impl Failure {
         Failure {
             code: error.code(),
             exit_status: error.exit_status(),
-            errors: serde_json::to_string(&ErrorList::new(error))
+            errors: serde_json::to_string(&ErrorList::with_names(error, &Keywords))
                 .expect("the error list always serializes"),
             refusal,
         }
@@ -102,40 +101,27 @@ fn packer_error(py: Python<'_>, error: Error) -> PyErr {
     Failure::new(&error, None).into_py(py)
 }
 
-/// The encoding named by `encoding` or implied by `model` (at most one).
-fn resolve_encoding(
-    py: Python<'_>,
-    encoding: Option<&str>,
-    model: Option<&str>,
-) -> PyResult<Option<Encoding>> {
-    match (encoding, model) {
-        (Some(_), Some(_)) => Err(usage(py, "give encoding or model, not both".into())),
-        (Some(name), None) => name.parse().map(Some).map_err(|_| {
-            let names: Vec<&str> = Encoding::ALL.iter().map(|e| e.name()).collect();
-            usage(py, format!("encoding must be one of {}", names.join(", ")))
-        }),
-        (None, Some(model)) => packer::model_encoding(model)
-            .map(Some)
-            .map_err(|error| packer_error(py, error)),
-        (None, None) => Ok(None),
-    }
-}
+/// The settings as Python's keywords name them in a refusal of the
+/// request. The settings of the library's other messages keep the command
+/// line's flags, as they always have.
+struct Keywords;
 
-/// A tokenizer file replaces the encoding: naming both is a usage error,
-/// as on the command line.
-fn refuse_two_counters(
-    py: Python<'_>,
-    tokenizer: &Option<PathBuf>,
-    encoding: Option<&str>,
-    model: Option<&str>,
-) -> PyResult<()> {
-    if tokenizer.is_some() && (encoding.is_some() || model.is_some()) {
-        return Err(usage(
-            py,
-            "give tokenizer or encoding/model, not both".into(),
-        ));
+impl Names for Keywords {
+    fn name(&self, setting: Setting) -> &'static str {
+        match setting {
+            Setting::EncodingName => "encoding",
+            Setting::PolicyName => "policy",
+            Setting::EnvelopeName => "envelope",
+            Setting::EncodingOrModel => "encoding or model",
+            Setting::OneCounter => "tokenizer or encoding/model, not both",
+            Setting::BudgetOrBudgetValues => "budget or the separate budget values",
+            Setting::NoteOmissionsMaxAlone => "note_omissions_max",
+            Setting::NoteOmissionsOn => "note_omissions=True",
+            Setting::ExcerptSizes => "excerpt_context and excerpt_max_chars",
+            Setting::ExcerptQuery => "excerpt_query",
+            _ => CommandLine.name(setting),
+        }
     }
-    Ok(())
 }
 
 /// A budget value given as a keyword: a whole number from 0 to 2^53-1.
@@ -159,26 +145,6 @@ fn budget_value(
         Err(error) if error.is_instance_of::<PyOverflowError>(py) => Err(out_of_range()),
         Err(error) => Err(error),
     }
-}
-
-fn policy(py: Python<'_>, name: Option<&str>) -> PyResult<Policy> {
-    let Some(name) = name else {
-        return Ok(Policy::default());
-    };
-    name.parse().map_err(|_| {
-        let names = Policy::names().join(", ");
-        usage(py, format!("policy must be one of {names}"))
-    })
-}
-
-fn envelope(py: Python<'_>, name: Option<&str>) -> PyResult<Envelope> {
-    let Some(name) = name else {
-        return Ok(Envelope::default());
-    };
-    name.parse().map_err(|_| {
-        let names = Envelope::names().join(", ");
-        usage(py, format!("envelope must be one of {names}"))
-    })
 }
 
 /// The fixture's bytes: `bytes` as given, `str` as UTF-8, anything else
@@ -276,17 +242,15 @@ fn pack(
     max_documents: Option<usize>,
     payload: bool,
 ) -> PyResult<Py<PyAny>> {
-    let policy = self::policy(py, policy)?;
-    refuse_two_counters(py, &tokenizer, encoding, model)?;
-    let envelope = self::envelope(py, envelope)?;
-    if note_omissions_max.is_some() && !note_omissions {
-        return Err(usage(
-            py,
-            "note_omissions_max needs note_omissions=True".into(),
-        ));
-    }
-    let encoding = resolve_encoding(py, encoding, model)?;
-    let mut partial = PartialBudget {
+    // The budget values are read first: a value that is not a whole number
+    // from 0 to 2^53-1 is refused before the names are checked.
+    let names = RequestNames {
+        encoding: encoding.map(str::to_owned),
+        model: model.map(str::to_owned),
+        tokenizer: tokenizer.is_some(),
+        policy: policy.map(str::to_owned),
+        envelope: envelope.map(str::to_owned),
+        default_envelope: Envelope::default(),
         context_tokens: budget_value(py, "context_tokens", context_tokens)?,
         reserved_other_input_tokens: budget_value(
             py,
@@ -295,43 +259,14 @@ fn pack(
         )?,
         reserved_output_tokens: budget_value(py, "reserved_output_tokens", reserved_output_tokens)?,
         safety_tokens: budget_value(py, "safety_tokens", safety_tokens)?,
+        budget: budget_value(py, "budget", budget)?,
+        note_omissions,
+        note_omissions_max,
+        excerpt_query,
+        excerpt_context,
+        excerpt_max_chars,
     };
-    if let Some(total) = budget_value(py, "budget", budget)? {
-        if partial != PartialBudget::default() {
-            return Err(usage(
-                py,
-                "give budget or the separate budget values, not both".into(),
-            ));
-        }
-        partial = PartialBudget {
-            context_tokens: Some(total),
-            reserved_other_input_tokens: Some(0),
-            reserved_output_tokens: Some(0),
-            safety_tokens: Some(0),
-        };
-    }
-    if excerpt_query.is_none() && (excerpt_context.is_some() || excerpt_max_chars.is_some()) {
-        return Err(usage(
-            py,
-            "excerpt_context and excerpt_max_chars need excerpt_query".into(),
-        ));
-    }
-    let mut request = Request {
-        encoding,
-        tokenizer: None,
-        budget: partial,
-        options: Options {
-            policy,
-            envelope,
-            note_omissions,
-            note_omissions_max: note_omissions_max.unwrap_or(DEFAULT_NOTE_OMISSIONS_MAX),
-            excerpt: excerpt_query.map(|query| ExcerptOptions {
-                query,
-                context: excerpt_context.unwrap_or(packer::focus::DEFAULT_CONTEXT),
-                max_chars: excerpt_max_chars.unwrap_or(packer::focus::DEFAULT_MAX_CHARS),
-            }),
-        },
-    };
+    let mut request = names.build().map_err(|error| packer_error(py, error))?;
     let limits = Limits {
         max_input_bytes: max_input_bytes.unwrap_or(DEFAULT_MAX_INPUT_BYTES),
         max_documents: max_documents.unwrap_or(DEFAULT_MAX_DOCUMENTS),
@@ -376,8 +311,16 @@ fn count(
     model: Option<&str>,
     tokenizer: Option<PathBuf>,
 ) -> PyResult<usize> {
-    refuse_two_counters(py, &tokenizer, encoding, model)?;
-    let encoding = resolve_encoding(py, encoding, model)?.unwrap_or(Encoding::Cl100kBase);
+    let names = RequestNames {
+        encoding: encoding.map(str::to_owned),
+        model: model.map(str::to_owned),
+        tokenizer: tokenizer.is_some(),
+        ..RequestNames::default()
+    };
+    let encoding = names
+        .encoding()
+        .map_err(|error| packer_error(py, error))?
+        .unwrap_or(Encoding::Cl100kBase);
     let bytes = if let Ok(text) = text.cast::<PyString>() {
         utf8_of(text)?
     } else if let Ok(bytes) = text.cast::<PyBytes>() {

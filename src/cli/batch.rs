@@ -9,8 +9,7 @@ use clap::{Args, ValueEnum};
 use packer::Error;
 use packer::batch::{self, BatchOptions};
 use packer::fixture::{DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
-use packer::pack::ExcerptOptions;
-use packer::{Limits, Options};
+use packer::{Limits, RequestNames};
 
 use super::{SettingsArgs, envelope_names, policy_names};
 
@@ -92,16 +91,16 @@ pub enum BatchFormatArg {
 
 /// Runs the batch; the exit status says whether any line failed.
 pub fn batch(args: BatchArgs) -> Result<i32, Error> {
-    let request = args.settings.request(Options {
-        policy: args.policy,
-        envelope: args.envelope,
+    let excerpt = args.excerpt_query.is_some();
+    let request = args.settings.request(&RequestNames {
+        policy: Some(args.policy.name().to_owned()),
+        envelope: Some(args.envelope.name().to_owned()),
         note_omissions: args.note_omissions,
-        note_omissions_max: args.note_omissions_max,
-        excerpt: args.excerpt_query.map(|query| ExcerptOptions {
-            query,
-            context: args.excerpt_context,
-            max_chars: args.excerpt_max_chars,
-        }),
+        note_omissions_max: args.note_omissions.then_some(args.note_omissions_max),
+        excerpt_query: args.excerpt_query,
+        excerpt_context: excerpt.then_some(args.excerpt_context),
+        excerpt_max_chars: excerpt.then_some(args.excerpt_max_chars),
+        ..args.settings.names()
     })?;
     let options = BatchOptions {
         request,

@@ -29,6 +29,35 @@ pub enum Setting {
     GlobPattern,
     /// The encoding (`--encoding`).
     Encoding,
+    /// The encoding's name as a request setting, the subject of `must be
+    /// one of` (`--encoding`). Apart from [`Setting::Encoding`] because a
+    /// front end may name its request arguments by its own keywords and
+    /// still spell the older messages with the command line's flags.
+    EncodingName,
+    /// The policy's name, the subject of `must be one of` (`--policy`).
+    PolicyName,
+    /// The layout's name, the subject of `must be one of` (`--envelope`).
+    EnvelopeName,
+    /// The encoding and the model, as what to give instead of both
+    /// (`--encoding or --model`).
+    EncodingOrModel,
+    /// The tokenizer file, the encoding and the model, as what to give
+    /// instead of several (`at most one of --tokenizer, --encoding and
+    /// --model`).
+    OneCounter,
+    /// The whole budget and the separate budget values, as what to give
+    /// instead of both (`--budget or the separate budget flags`).
+    BudgetOrBudgetValues,
+    /// The cap on listed omissions given without the notes, the subject of
+    /// `needs` (`--note-omissions-max`).
+    NoteOmissionsMaxAlone,
+    /// Omission notes, as what the cap needs (`--note-omissions`).
+    NoteOmissionsOn,
+    /// The excerpt's context and size given without a query, the subject
+    /// of `need` (`--excerpt-context and --excerpt-max-chars`).
+    ExcerptSizes,
+    /// The excerpt query, as what they need (`--excerpt-query`).
+    ExcerptQuery,
 }
 
 /// How a front end spells the settings that messages name.
@@ -51,7 +80,72 @@ impl Names for CommandLine {
             Setting::BaseUrl => "--base-url",
             Setting::Glob => "--glob",
             Setting::GlobPattern => "a --glob pattern",
-            Setting::Encoding => "--encoding",
+            Setting::Encoding | Setting::EncodingName => "--encoding",
+            Setting::PolicyName => "--policy",
+            Setting::EnvelopeName => "--envelope",
+            Setting::EncodingOrModel => "--encoding or --model",
+            Setting::OneCounter => "at most one of --tokenizer, --encoding and --model",
+            Setting::BudgetOrBudgetValues => "--budget or the separate budget flags",
+            Setting::NoteOmissionsMaxAlone => "--note-omissions-max",
+            Setting::NoteOmissionsOn => "--note-omissions",
+            Setting::ExcerptSizes => "--excerpt-context and --excerpt-max-chars",
+            Setting::ExcerptQuery => "--excerpt-query",
+        }
+    }
+}
+
+/// Why the settings of a request, given by name, make no request (see
+/// `RequestNames::build`): a usage error whose message names the settings
+/// as the front end spells them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RequestProblem {
+    /// A name that is not in the library's list for `setting`
+    /// ([`Setting::EncodingName`], [`Setting::PolicyName`] or
+    /// [`Setting::EnvelopeName`]).
+    UnknownName {
+        /// Which name.
+        setting: Setting,
+        /// The names the library knows, in its order.
+        known: Vec<&'static str>,
+    },
+    /// Both an encoding and a model.
+    EncodingAndModel,
+    /// A tokenizer file with an encoding or a model.
+    TokenizerAndEncoding,
+    /// The whole-budget shorthand with a separate budget value.
+    BudgetAndBudgetValues,
+    /// A cap on listed omissions without omission notes.
+    NoteOmissionsMaxWithoutNotes,
+    /// An excerpt's context or size without an excerpt query.
+    ExcerptWithoutQuery,
+}
+
+impl RequestProblem {
+    /// The message, with the settings spelled by `names`.
+    pub fn message(&self, names: &dyn Names) -> String {
+        let name = |setting| names.name(setting);
+        match self {
+            RequestProblem::UnknownName { setting, known } => {
+                format!("{} must be one of {}", name(*setting), known.join(", "))
+            }
+            RequestProblem::EncodingAndModel => {
+                format!("give {}, not both", name(Setting::EncodingOrModel))
+            }
+            RequestProblem::TokenizerAndEncoding => format!("give {}", name(Setting::OneCounter)),
+            RequestProblem::BudgetAndBudgetValues => {
+                format!("give {}, not both", name(Setting::BudgetOrBudgetValues))
+            }
+            RequestProblem::NoteOmissionsMaxWithoutNotes => format!(
+                "{} needs {}",
+                name(Setting::NoteOmissionsMaxAlone),
+                name(Setting::NoteOmissionsOn)
+            ),
+            RequestProblem::ExcerptWithoutQuery => format!(
+                "{} need {}",
+                name(Setting::ExcerptSizes),
+                name(Setting::ExcerptQuery)
+            ),
         }
     }
 }
@@ -555,6 +649,13 @@ pub enum Error {
         /// `availableTokens`.
         available: u64,
     },
+    /// Request settings that do not go together, or a name not in the
+    /// library's list (a usage error).
+    #[error("{}", self.message(&CommandLine))]
+    InvalidRequest {
+        /// What is wrong.
+        problem: RequestProblem,
+    },
     /// An excerpt query without a term of two or more characters.
     #[error(
         "the excerpt query has no term of two or more characters (terms are split on spaces and commas); give words to look for"
@@ -871,6 +972,7 @@ impl Error {
             Error::PayloadOutIsInput => "payload-out-is-input",
             Error::PayloadOutIsStdout => "payload-out-is-stdout",
             Error::EmptyQuery => "empty-query",
+            Error::InvalidRequest { .. } => "usage",
             Error::InvalidBaseUrl => "invalid-base-url",
             Error::InvalidGlob => "invalid-glob",
             Error::InvalidConfig { .. } => "invalid-config",
@@ -888,6 +990,7 @@ impl Error {
             Error::UnknownModel { .. }
             | Error::PayloadOutIsStdout
             | Error::EmptyQuery
+            | Error::InvalidRequest { .. }
             | Error::PayloadOutIsInput
             | Error::InvalidBaseUrl
             | Error::InvalidGlob
@@ -989,6 +1092,7 @@ impl Error {
                 name(Setting::BaseUrl)
             ),
             Error::InvalidGlob => format!("{} is not a valid glob", name(Setting::GlobPattern)),
+            Error::InvalidRequest { problem } => problem.message(names),
             Error::TooManyFiles {
                 limit,
                 files,
@@ -1093,6 +1197,16 @@ mod tests {
                 Setting::Glob => "<globs>",
                 Setting::GlobPattern => "<a glob>",
                 Setting::Encoding => "<encoding>",
+                Setting::EncodingName => "<encoding name>",
+                Setting::PolicyName => "<policy name>",
+                Setting::EnvelopeName => "<envelope name>",
+                Setting::EncodingOrModel => "<encoding or model>",
+                Setting::OneCounter => "<one counter>",
+                Setting::BudgetOrBudgetValues => "<budget or values>",
+                Setting::NoteOmissionsMaxAlone => "<notes max alone>",
+                Setting::NoteOmissionsOn => "<notes on>",
+                Setting::ExcerptSizes => "<excerpt sizes>",
+                Setting::ExcerptQuery => "<excerpt query>",
             }
         }
     }

@@ -72,6 +72,7 @@ pub mod focus;
 pub mod json;
 pub mod output;
 pub mod pack;
+pub mod request;
 pub mod tokens;
 
 pub use budget::{Budget, PartialBudget};
@@ -79,6 +80,7 @@ pub use envelope::Envelope;
 pub use error::Error;
 pub use fixture::{Document, Fixture, Format, Limits, Source};
 pub use pack::{Decision, DoesNotFit, Failure, Options, Plan, Policy, Reason};
+pub use request::RequestNames;
 pub use tokens::{Counter, Encoding, Splitting, Tokenizer};
 
 /// What a caller asks of [`pack()`] beyond the fixture: each value given here

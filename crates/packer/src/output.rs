@@ -11,7 +11,7 @@ use serde::Serialize;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::budget::Budget;
-use crate::error::Error;
+use crate::error::{CommandLine, Error, Names};
 use crate::fixture::Fixture;
 use crate::pack::{Decision, DoesNotFit, Options, Policy, Reason};
 use crate::{Outcome, Settings};
@@ -250,6 +250,12 @@ fn is_zero(n: &usize) -> bool {
 impl ErrorList {
     /// Every problem `error` stands for.
     pub fn new(error: &Error) -> ErrorList {
+        ErrorList::with_names(error, &CommandLine)
+    }
+
+    /// Every problem `error` stands for, its messages naming the settings
+    /// as `names` spells them.
+    pub fn with_names(error: &Error, names: &dyn Names) -> ErrorList {
         let (problems, more) = error.problems();
         ErrorList {
             errors: problems
@@ -258,7 +264,7 @@ impl ErrorList {
                     let at = problem.at.or_else(|| problem.error.position());
                     ErrorRecord {
                         code: problem.error.code(),
-                        message: problem.message(),
+                        message: problem.message_with(names),
                         document: problem.document,
                         field: problem.field,
                         line: at.map(|at| at.line),

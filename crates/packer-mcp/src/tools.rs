@@ -15,8 +15,7 @@ use serde_json::{Map, Value, json};
 
 use packer::budget::MAX_BUDGET_VALUE;
 use packer::envelope::DEFAULT_NOTE_OMISSIONS_MAX;
-use packer::pack::ExcerptOptions;
-use packer::{Encoding, Envelope, Options, PartialBudget, Policy};
+use packer::{Encoding, Envelope, Policy, RequestNames};
 use packer_collect::{self as collect, CollectOptions, PriorityRule, TreeOption};
 
 use super::ToolError;
@@ -575,61 +574,45 @@ impl<'a> Arguments<'a> {
         }
     }
 
-    /// `encoding` or `model`, `None` when neither is given.
-    pub fn encoding(&self) -> Result<Option<Encoding>, ToolError> {
-        match (self.string("encoding")?, self.string("model")?) {
-            (Some(_), Some(_)) => Err(ToolError::Usage(
-                "give the argument 'encoding' or 'model', not both".into(),
-            )),
-            (Some(name), None) => name.parse().map(Some).map_err(|_| {
-                ToolError::Usage(format!(
-                    "the argument 'encoding' must be one of {}",
-                    Encoding::ALL.map(Encoding::name).join(", ")
-                ))
-            }),
-            (None, Some(model)) => packer::model_encoding(model)
-                .map(Some)
-                .map_err(ToolError::Packer),
-            (None, None) => Ok(None),
-        }
+    /// `tokenizer` (whether it is given), `encoding` and `model`, by name:
+    /// what `count_tokens` counts with.
+    pub fn counter_names(&self) -> Result<RequestNames, ToolError> {
+        Ok(RequestNames {
+            tokenizer: self.string("tokenizer")?.is_some(),
+            encoding: self.string("encoding")?.map(str::to_owned),
+            model: self.string("model")?.map(str::to_owned),
+            ..RequestNames::default()
+        })
     }
 
-    /// `policy`, `envelope` (`default_envelope` when not given),
-    /// `noteOmissions` and `excerptQuery` as the library's options.
-    pub fn options(&self, default_envelope: Envelope) -> Result<Options, ToolError> {
-        let policy = match self.string("policy")? {
-            None => Policy::default(),
-            Some(name) => name.parse().map_err(|_| {
-                ToolError::Usage(format!(
-                    "the argument 'policy' must be one of {}",
-                    Policy::names().join(", ")
-                ))
-            })?,
-        };
-        Ok(Options {
-            policy,
-            note_omissions: self.flag("noteOmissions")?,
-            note_omissions_max: match self.value("noteOmissionsMax") {
-                None => DEFAULT_NOTE_OMISSIONS_MAX,
-                Some(value) => value
+    /// A pack tool's settings by name, for the library to build the
+    /// request from: the counter, `budget` as the whole budget (all of it
+    /// the payload's), `policy`, `envelope` (`default_envelope` when not
+    /// given), `noteOmissions`, `noteOmissionsMax` (which counts only with
+    /// `noteOmissions`) and `excerptQuery`.
+    pub fn request_names(&self, default_envelope: Envelope) -> Result<RequestNames, ToolError> {
+        let counter = self.counter_names()?;
+        let budget = self.budget()?;
+        let policy = self.string("policy")?.map(str::to_owned);
+        let note_omissions = self.flag("noteOmissions")?;
+        let note_omissions_max = match self.value("noteOmissionsMax") {
+            None => None,
+            Some(value) => Some(
+                value
                     .as_u64()
                     .and_then(|n| usize::try_from(n).ok())
                     .ok_or_else(|| wrong_type("noteOmissionsMax", "a whole number from 0"))?,
-            },
-            envelope: match self.string("envelope")? {
-                None => default_envelope,
-                Some(name) => name.parse().map_err(|_| {
-                    ToolError::Usage(format!(
-                        "the argument 'envelope' must be one of {}",
-                        Envelope::names().join(", ")
-                    ))
-                })?,
-            },
-            excerpt: self.string("excerptQuery")?.map(|query| ExcerptOptions {
-                query: query.to_owned(),
-                context: packer::focus::DEFAULT_CONTEXT,
-                max_chars: packer::focus::DEFAULT_MAX_CHARS,
-            }),
+            ),
+        };
+        Ok(RequestNames {
+            budget: Some(budget),
+            policy,
+            envelope: self.string("envelope")?.map(str::to_owned),
+            default_envelope,
+            note_omissions,
+            note_omissions_max: note_omissions_max.filter(|_| note_omissions),
+            excerpt_query: self.string("excerptQuery")?.map(str::to_owned),
+            ..counter
         })
     }
 }
@@ -681,16 +664,6 @@ impl Arguments<'_> {
             tree,
             ..CollectOptions::default()
         })
-    }
-}
-
-/// `budget` as the four budget values: the whole budget is the payload's.
-pub fn whole_budget(budget: u64) -> PartialBudget {
-    PartialBudget {
-        context_tokens: Some(budget),
-        reserved_other_input_tokens: Some(0),
-        reserved_output_tokens: Some(0),
-        safety_tokens: Some(0),
     }
 }
 
@@ -770,8 +743,11 @@ mod tests {
         );
         let a = Arguments::new(&map, PACK_DOCUMENTS_ARGUMENTS).unwrap();
         assert_eq!(a.budget().unwrap(), 1000);
-        assert_eq!(a.encoding().unwrap(), Some(Encoding::O200kBase));
-        let options = a.options(DOCUMENTS_ENVELOPE).unwrap();
+        let request = super::super::build(&a, DOCUMENTS_ENVELOPE).unwrap();
+        assert_eq!(request.encoding, Some(Encoding::O200kBase));
+        assert_eq!(request.budget.context_tokens, Some(1000));
+        assert_eq!(request.budget.safety_tokens, Some(0));
+        let options = request.options;
         assert_eq!(options.policy, Policy::MaxFill);
         assert!(options.note_omissions);
         assert_eq!(options.excerpt.unwrap().query, "limits");
@@ -799,10 +775,7 @@ mod tests {
         ] {
             let map = args(bad.clone());
             let a = Arguments::new(&map, PACK_DOCUMENTS_ARGUMENTS).unwrap();
-            let error = a
-                .budget()
-                .and_then(|_| a.encoding())
-                .and_then(|_| a.options(DOCUMENTS_ENVELOPE))
+            let error = super::super::build(&a, DOCUMENTS_ENVELOPE)
                 .err()
                 .unwrap_or_else(|| panic!("{bad} accepted"));
             assert!(
@@ -812,8 +785,34 @@ mod tests {
             );
             assert!(!error.message().contains("sneaky"), "{bad}");
         }
+        // The library's refusals, in the argument names of the tools.
+        for (bad, message) in [
+            (
+                json!({"budget": 1, "policy": "random"}),
+                "the argument 'policy' must be one of in-order, priority, max-fill",
+            ),
+            (
+                json!({"budget": 1, "envelope": "yaml"}),
+                "the argument 'envelope' must be one of json, xml, markdown",
+            ),
+            (
+                json!({"budget": 1, "encoding": "gpt2", "model": "gpt-4"}),
+                "give the argument 'encoding' or 'model', not both",
+            ),
+            (
+                json!({"budget": 1, "model": "gpt-4", "tokenizer": "t.json"}),
+                "give at most one of the arguments 'encoding', 'model' and 'tokenizer'",
+            ),
+        ] {
+            let map = args(bad.clone());
+            let a = Arguments::new(&map, PACK_DOCUMENTS_ARGUMENTS).unwrap();
+            let error = super::super::build(&a, DOCUMENTS_ENVELOPE).unwrap_err();
+            assert_eq!((error.code(), error.message().as_str()), ("usage", message));
+        }
         let map = args(json!({"model": "no-such-model"}));
         let error = Arguments::new(&map, COUNT_TOKENS_ARGUMENTS)
+            .unwrap()
+            .counter_names()
             .unwrap()
             .encoding()
             .unwrap_err();

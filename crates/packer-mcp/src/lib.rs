@@ -1,0 +1,490 @@
+//! `packer mcp`: the packer tools over the Model Context Protocol, on
+//! standard input and output, for agent launchers.
+//!
+//! A thin front end: each tool call's arguments become the library's
+//! request types ([`packer::Request`], [`packer_collect::CollectOptions`]),
+//! the library packs, and the outcome goes back as the payload text plus a
+//! compact summary. Standard output carries only the protocol; anything
+//! else goes to standard error. The server reads only inside its roots,
+//! never writes a file and never touches the network.
+//!
+//! The command line parses `packer mcp`'s flags into [`Settings`] and calls
+//! [`run`]; nothing here knows the command line.
+
+mod jsonrpc;
+mod sandbox;
+mod summary;
+mod tools;
+mod transport;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+
+use packer::error::{CommandLine, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, Names, Setting};
+use packer::output::{ErrorList, ErrorRecord};
+use packer::{Counter, Encoding, Fixture, Limits, Request, Tokenizer};
+
+use jsonrpc::RawArguments;
+use sandbox::Roots;
+use summary::PackSummary;
+use tools::Arguments;
+use transport::Lines;
+
+/// What the server may read and how it answers (`packer mcp`'s flags).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// The directories that pack_directory may read (the current directory
+    /// when empty); relative paths start at the first.
+    pub roots: Vec<PathBuf>,
+    /// Where a pack's summary goes.
+    pub summary: SummaryPlace,
+    /// The most bytes of pack_documents documents or a count_tokens text.
+    pub max_input_bytes: u64,
+    /// The most documents of a pack_documents call.
+    pub max_documents: usize,
+}
+
+/// Where a pack's summary goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SummaryPlace {
+    /// As structuredContent, with an output schema.
+    Structured,
+    /// As a second text block after the payload.
+    Text,
+    /// Not at all: the payload alone.
+    None,
+}
+
+/// Why a tool call failed: the library's error, or one only a server has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ToolError {
+    /// The library refused (same code and message as the command line).
+    Packer(packer::Error),
+    /// A path outside every root.
+    OutsideRoot,
+    /// Arguments that do not follow the tool's schema.
+    Usage(String),
+    /// A bug: packing panicked.
+    Internal,
+}
+
+impl ToolError {
+    /// The stable code, as in `error[CODE]`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ToolError::Packer(error) => error.code(),
+            ToolError::OutsideRoot => "path-outside-root",
+            ToolError::Usage(_) => "usage",
+            ToolError::Internal => "internal",
+        }
+    }
+
+    /// The message: field names, indices and numbers, never argument or
+    /// capture bytes. For several problems, the first one's.
+    pub fn message(&self) -> String {
+        match self {
+            ToolError::Packer(error) => in_argument_names(error),
+            ToolError::OutsideRoot => "the path lies outside every root this server may read \
+                 (its --root directories); give a path inside one of them"
+                .into(),
+            ToolError::Usage(message) => message.clone(),
+            ToolError::Internal => {
+                "packer failed unexpectedly; please report it with the call's arguments (not the documents)".into()
+            }
+        }
+    }
+
+    /// Every problem, as the command line lists them for invalid input.
+    ///
+    /// A problem's line and column are left out (the document index and
+    /// the field name say where it is): the client sees its arguments, not
+    /// the request line they came in. Errors of the JSON text itself (a
+    /// key twice, an unpaired surrogate) keep the position their message
+    /// names, counted in the request line.
+    pub fn list(&self) -> ErrorList {
+        let ToolError::Packer(error) = self else {
+            return ErrorList {
+                errors: vec![ErrorRecord {
+                    code: self.code(),
+                    message: self.message(),
+                    document: None,
+                    field: None,
+                    line: None,
+                    column: None,
+                }],
+                more_errors: 0,
+            };
+        };
+        let (problems, more_errors) = error.problems();
+        let errors = problems
+            .into_iter()
+            .map(|mut problem| {
+                problem.at = None;
+                ErrorRecord {
+                    code: problem.error.code(),
+                    message: problem.message_with(&ToolArguments),
+                    document: problem.document,
+                    field: problem.field,
+                    line: None,
+                    column: None,
+                }
+            })
+            .collect();
+        ErrorList {
+            errors,
+            more_errors,
+        }
+    }
+}
+
+/// The tool arguments that do what the command line's flags do, as the
+/// library's messages name them here; the request is the fixture.
+struct ToolArguments;
+
+impl Names for ToolArguments {
+    fn name(&self, setting: Setting) -> &'static str {
+        match setting {
+            Setting::TokenizerFile => "the tokenizer file",
+            Setting::FixtureAt => "the request at",
+            Setting::NoteOmissions => "the argument noteOmissions",
+            Setting::NoteOmissionsMax => "the argument noteOmissionsMax",
+            Setting::BaseUrl => "the argument baseUrl",
+            Setting::Glob => "the argument globs",
+            Setting::GlobPattern => "an entry of the argument globs",
+            Setting::Encoding => "the argument encoding",
+            Setting::EncodingName => "the argument 'encoding'",
+            Setting::PolicyName => "the argument 'policy'",
+            Setting::EnvelopeName => "the argument 'envelope'",
+            Setting::EncodingOrModel => "the argument 'encoding' or 'model'",
+            Setting::OneCounter => {
+                "at most one of the arguments 'encoding', 'model' and 'tokenizer'"
+            }
+            Setting::NoteOmissionsMaxAlone => "the argument 'noteOmissionsMax'",
+            Setting::NoteOmissionsOn => "the argument 'noteOmissions'",
+            Setting::ExcerptQuery => "the argument 'excerptQuery'",
+            // No tool takes separate budget values or excerpt sizes.
+            _ => CommandLine.name(setting),
+        }
+    }
+}
+
+/// A library message as a tool caller reads it: a flag that has a tool
+/// argument is named by that argument.
+fn in_argument_names(error: &packer::Error) -> String {
+    error.message(&ToolArguments)
+}
+
+impl From<packer::Error> for ToolError {
+    fn from(error: packer::Error) -> ToolError {
+        match error {
+            packer::Error::PathOutsideRoot => ToolError::OutsideRoot,
+            error => ToolError::Packer(error),
+        }
+    }
+}
+
+/// The server: its roots and settings, shared by every call.
+#[derive(Debug, Clone)]
+struct Server {
+    roots: Arc<Roots>,
+    summary: SummaryPlace,
+    limits: Limits,
+}
+
+/// A successful call: the text the model reads and the summary.
+struct Answer {
+    text: String,
+    summary: Value,
+}
+
+impl Server {
+    fn call(&self, name: &str, arguments: &RawArguments) -> Result<Answer, ToolError> {
+        match name {
+            tools::PACK_DIRECTORY => self.pack_directory(arguments),
+            tools::PACK_DOCUMENTS => self.pack_documents(arguments),
+            tools::COUNT_TOKENS => self.count_tokens(arguments),
+            _ => Err(ToolError::Usage(format!(
+                "no such tool; the tools are {}, {} and {}",
+                tools::PACK_DIRECTORY,
+                tools::PACK_DOCUMENTS,
+                tools::COUNT_TOKENS
+            ))),
+        }
+    }
+
+    fn pack_directory(&self, arguments: &RawArguments) -> Result<Answer, ToolError> {
+        let args = Arguments::new(arguments, tools::PACK_DIRECTORY_ARGUMENTS)?;
+        let path = args
+            .string("path")?
+            .ok_or_else(|| ToolError::Usage("the argument 'path' is missing".into()))?;
+        let request = request(&args, &self.roots, tools::DIRECTORY_ENVELOPE)?;
+        let options = packer_collect::CollectOptions {
+            // Checked again on the opened directory: a link swapped in
+            // after `resolve` is caught.
+            confine: self.roots.paths().to_vec(),
+            ..args.collect_options()?
+        };
+        let dir = self.roots.resolve(path)?;
+        if !dir.is_dir() {
+            return Err(ToolError::Usage(format!(
+                "{} is a file, not a directory; give the directory that holds it (and the \
+                 argument 'files' to pack only some of its files)",
+                packer::output::terminal_safe(path)
+            )));
+        }
+        let collection = packer_collect::collect(&dir, &options, |_| {})?;
+        let fixture = packer_collect::fixture(&collection)?;
+        let outcome = packer::pack(&fixture, &request).map_err(packer::Failure::into_error)?;
+        let summary = PackSummary::new(&fixture, &outcome).with_files(&collection);
+        Ok(Answer {
+            summary: serde_json::to_value(&summary).unwrap_or(Value::Null),
+            text: outcome.plan.payload_text,
+        })
+    }
+
+    fn pack_documents(&self, arguments: &RawArguments) -> Result<Answer, ToolError> {
+        let args = Arguments::new(arguments, tools::PACK_DOCUMENTS_ARGUMENTS)?;
+        let (documents, offset) = args
+            .raw("documents")
+            .ok_or_else(|| ToolError::Usage("the argument 'documents' is missing".into()))?;
+        self.check_size(documents)?;
+        let request = request(&args, &self.roots, tools::DOCUMENTS_ENVELOPE)?;
+        // The documents, as the client wrote them, go through the same
+        // reader and validation as a fixture file, so every refusal has the
+        // command line's code.
+        const HEAD: &str = r#"{"documents":"#;
+        let fixture_json = format!("{HEAD}{documents}}}");
+        let limits = Limits {
+            max_input_bytes: u64::MAX,
+            ..self.limits
+        };
+        let fixture = Fixture::from_bytes(fixture_json.as_bytes(), &limits)
+            .map_err(|error| tools::moved(error, offset.saturating_sub(HEAD.len())))?;
+        let outcome = packer::pack(&fixture, &request).map_err(packer::Failure::into_error)?;
+        let summary = PackSummary::new(&fixture, &outcome);
+        Ok(Answer {
+            summary: serde_json::to_value(&summary).unwrap_or(Value::Null),
+            text: outcome.plan.payload_text,
+        })
+    }
+
+    fn count_tokens(&self, arguments: &RawArguments) -> Result<Answer, ToolError> {
+        let args = Arguments::new(arguments, tools::COUNT_TOKENS_ARGUMENTS)?;
+        if let Some((text, _)) = args.raw("text") {
+            self.check_size(text)?;
+        }
+        let text = args
+            .string("text")?
+            .ok_or_else(|| ToolError::Usage("the argument 'text' is missing".into()))?;
+        let encoding = args.counter_names()?.encoding()?;
+        let counter = match tokenizer(&args, &self.roots)? {
+            Some(tokenizer) => Counter::with_tokenizer(tokenizer),
+            None => Counter::new(encoding.unwrap_or(Encoding::Cl100kBase)),
+        };
+        let tokens = counter.count(text);
+        let mut summary = json!({"encoding": counter.label(), "tokens": tokens});
+        if let Some(tokenizer) = counter.tokenizer() {
+            summary["tokenizerSha256"] = json!(tokenizer.sha256());
+        }
+        Ok(Answer {
+            text: tokens.to_string(),
+            summary,
+        })
+    }
+
+    /// Documents or a text, as JSON text, of at most `--max-input-bytes`.
+    fn check_size(&self, json: &str) -> Result<(), ToolError> {
+        let size = json.len() as u64;
+        if size > self.limits.max_input_bytes {
+            return Err(packer::Error::InputTooLarge {
+                limit: self.limits.max_input_bytes,
+                size: Some(size),
+            }
+            .into());
+        }
+        Ok(())
+    }
+
+    fn result(&self, answer: Result<Answer, ToolError>) -> CallToolResult {
+        match answer {
+            Ok(Answer { text, summary }) => {
+                let mut content = vec![ContentBlock::text(text)];
+                match self.summary {
+                    SummaryPlace::Structured => {
+                        let mut result = CallToolResult::success(content);
+                        result.structured_content = Some(summary);
+                        return result;
+                    }
+                    SummaryPlace::Text => content.push(ContentBlock::text(summary.to_string())),
+                    SummaryPlace::None => {}
+                }
+                CallToolResult::success(content)
+            }
+            Err(error) => {
+                // Text only: structured content would have to follow the
+                // tool's output schema (a pack's summary), and clients that
+                // check it would lose the error.
+                let text = error.list().lines().join("\n");
+                CallToolResult::error(vec![ContentBlock::text(text)])
+            }
+        }
+    }
+}
+
+/// The request a pack tool's arguments make, built by the library from
+/// their names; then the tokenizer file, if any, loaded.
+fn request(
+    args: &Arguments<'_>,
+    roots: &Roots,
+    default_envelope: packer::Envelope,
+) -> Result<Request, ToolError> {
+    let mut request = build(args, default_envelope)?;
+    request.tokenizer = tokenizer(args, roots)?;
+    Ok(request)
+}
+
+/// The request a pack tool's arguments make, without the tokenizer file.
+fn build(args: &Arguments<'_>, default_envelope: packer::Envelope) -> Result<Request, ToolError> {
+    Ok(args.request_names(default_envelope)?.build()?)
+}
+
+/// The `tokenizer` argument: a file inside a root, loaded (once per distinct
+/// file for the life of the server). That it comes without an encoding or
+/// a model was checked when the request was built.
+fn tokenizer(args: &Arguments<'_>, roots: &Roots) -> Result<Option<Tokenizer>, ToolError> {
+    let Some(path) = args.string("tokenizer")? else {
+        return Ok(None);
+    };
+    let path = roots.resolve_tokenizer(path)?;
+    Ok(Some(Tokenizer::load_confined(&path, roots.paths())?))
+}
+
+const INSTRUCTIONS: &str = "\
+packer packs whole documents into an exact token budget. Use pack_directory to read many \
+files of a directory at once within `budget` tokens, pack_documents for documents you already \
+have, count_tokens to measure text. Keep `budget` under your client's limit on tool results.";
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("packer", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools::list(
+            self.roots.paths(),
+            self.summary == SummaryPlace::Structured,
+        )))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let server = self.clone();
+        let name = request.name.to_string();
+        // The arguments as the client wrote them (the transport keeps them
+        // out of rmcp's hands); without any, an empty object.
+        let arguments = match context.extensions.get::<RawArguments>() {
+            Some(arguments) => arguments.clone(),
+            None => RawArguments::new(
+                serde_json::to_string(&request.arguments.unwrap_or_default()).map_err(|_| {
+                    ErrorData::internal_error("the arguments do not serialize", None)
+                })?,
+            ),
+        };
+        // Packing is CPU work: run it off the protocol's thread, and turn a
+        // panic into one coded error.
+        let answer = tokio::task::spawn_blocking(move || server.call(&name, &arguments))
+            .await
+            .unwrap_or(Err(ToolError::Internal));
+        if let Err(error) = &answer {
+            eprintln!(
+                "packer mcp: {} failed: error[{}]",
+                log_safe(&request.name),
+                error.code()
+            );
+        }
+        Ok(self.result(answer).into())
+    }
+}
+
+/// The most characters of a client's string that the log shows.
+const LOG_CHARS: usize = 64;
+
+/// A client's string as the log shows it: at most [`LOG_CHARS`] characters
+/// (then `...`), terminal-safe, so that no call can forge, repaint or flood
+/// a line of the log.
+fn log_safe(text: &str) -> String {
+    let shown: String = text.chars().take(LOG_CHARS).collect();
+    let mut safe = packer::output::terminal_safe(&shown);
+    if shown.len() < text.len() {
+        safe.push_str("...");
+    }
+    safe
+}
+
+/// Serves until the client closes standard input; returns the exit status.
+/// A root that is not a readable directory is a usage error, said on
+/// standard error.
+pub fn run(args: Settings) -> Result<i32, packer::Error> {
+    let roots = match Roots::new(&args.roots) {
+        Ok(roots) => roots,
+        Err(index) => {
+            let root = args.roots.get(index).map_or_else(
+                || ".".to_owned(),
+                |root| packer::output::terminal_safe(&root.to_string_lossy()),
+            );
+            eprintln!("error[usage]: --root {root} is not a directory that can be read");
+            return Ok(EXIT_USAGE);
+        }
+    };
+    let server = Server {
+        roots: Arc::new(roots),
+        summary: args.summary,
+        limits: Limits {
+            max_input_bytes: args.max_input_bytes,
+            max_documents: args.max_documents,
+        },
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| packer::Error::Output { kind: error.kind() })?;
+    runtime.block_on(async move {
+        eprintln!(
+            "packer mcp {}: serving on standard input and output",
+            env!("CARGO_PKG_VERSION")
+        );
+        let (stdin, stdout) = rmcp::transport::stdio_pipes();
+        let transport = Lines::new(stdin, stdout, args.max_input_bytes);
+        let service = match server.serve(transport).await {
+            Ok(service) => service,
+            Err(error) => {
+                eprintln!("error[mcp-session]: the session did not start: {error}");
+                return Ok(EXIT_FAILURE);
+            }
+        };
+        match service.waiting().await {
+            Ok(_) => Ok(EXIT_OK),
+            Err(_) => {
+                eprintln!("error[internal]: the server stopped unexpectedly");
+                Ok(EXIT_FAILURE)
+            }
+        }
+    })
+}

@@ -1,0 +1,355 @@
+//! `packer pack`: select whole documents that fit the budget, print the
+//! payload and a decision for each, and write `--payload-out`.
+
+use std::io::{self, IsTerminal};
+use std::path::{Path, PathBuf};
+
+use clap::{ArgGroup, Args, ValueEnum};
+use packer::envelope::{DEFAULT_NOTE_OMISSIONS_MAX, Envelope};
+use packer::error::EXIT_OK;
+use packer::output::{self, Format};
+use packer::{Error, Policy, RequestNames};
+use packer_collect::config::Config;
+
+use super::{
+    Cli, InputArgs, SettingsArgs, envelope_names, payload_out, policy_names, query, repo,
+    usage_error, with_stdout,
+};
+
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("source").required(true).args(["fixture", "dir"])))]
+pub struct PackArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+
+    /// Order in which documents are tried [default: in-order]
+    #[arg(long, value_parser = policy_names())]
+    pub policy: Option<Policy>,
+
+    /// What to print on standard output
+    #[arg(long, value_enum, default_value_t = FormatArg::Json)]
+    pub format: FormatArg,
+
+    /// Also write the exact payload to FILE
+    #[arg(long, value_name = "FILE")]
+    pub payload_out: Option<PathBuf>,
+
+    /// The payload's layout [default: json; markdown with --dir]
+    #[arg(long, value_parser = envelope_names())]
+    pub envelope: Option<Envelope>,
+
+    /// List the documents left out inside the payload (and count that list)
+    #[arg(long)]
+    pub note_omissions: bool,
+
+    /// With --note-omissions: list at most N left-out documents, then count the rest
+    #[arg(long, value_name = "N", default_value_t = packer::envelope::DEFAULT_NOTE_OMISSIONS_MAX, requires = "note_omissions")]
+    pub note_omissions_max: usize,
+
+    /// When a whole document does not fit, try a labelled excerpt of the
+    /// lines around these terms
+    #[arg(long, value_name = "Q", value_parser = query)]
+    pub excerpt_query: Option<String>,
+
+    /// Lines kept on each side of a matching line in an excerpt
+    #[arg(long, value_name = "N", default_value_t = packer::focus::DEFAULT_CONTEXT, requires = "excerpt_query")]
+    pub excerpt_context: usize,
+
+    /// Cap an excerpt at this many characters, at a line boundary
+    #[arg(long, value_name = "N", default_value_t = packer::focus::DEFAULT_MAX_CHARS, requires = "excerpt_query")]
+    pub excerpt_max_chars: usize,
+
+    /// Collect DIR (as `packer collect`) and pack it, in one process; the
+    /// fixture limits give way to --max-files and --max-total-bytes
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["fixture", "max_input_bytes", "max_documents"], display_order = 2)]
+    pub dir: Option<PathBuf>,
+
+    // Keep last: the heading applies to every flag after it.
+    #[command(flatten, next_help_heading = "Collecting (with --dir)")]
+    pub collect: repo::CollectFlags,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// Pretty JSON with the payload
+    Json,
+    /// Pretty JSON without the payload
+    Summary,
+    /// The payload's exact bytes, no newline added
+    Payload,
+    /// A table for people
+    Report,
+}
+
+impl FormatArg {
+    fn format(self) -> Format {
+        match self {
+            FormatArg::Json => Format::Json,
+            FormatArg::Summary => Format::Summary,
+            FormatArg::Payload => Format::Payload,
+            FormatArg::Report => Format::Report,
+        }
+    }
+}
+
+/// On standard error, before the error itself: what to run instead when
+/// `pack` was given a directory, or a file that is not a fixture.
+fn first_mistake_hint(args: &PackArgs, error: &Error) {
+    let named = args
+        .input
+        .fixture
+        .as_deref()
+        .filter(|p| *p != Path::new("-"));
+    let shown = named.map(|p| output::terminal_safe(&p.to_string_lossy()));
+    // A `.json` file that fails is a broken fixture, not a first mistake.
+    let not_json = named.is_some_and(|p| {
+        p.extension()
+            .is_none_or(|e| !e.eq_ignore_ascii_case("json"))
+    });
+    let at_start = not_json
+        && (matches!(error, Error::InvalidJson { at, .. } if at.line == 1 && at.column == 1)
+            || matches!(error, Error::InvalidUtf8 { .. } | Error::Utf16 { .. }));
+    let hint = match (shown, error) {
+        (Some(path), Error::ReadFailed { kind, .. })
+            if *kind == std::io::ErrorKind::IsADirectory =>
+        {
+            format!(
+                "hint: to pack the files of a directory, run packer pack --dir {path} --budget N"
+            )
+        }
+        (Some(path), _) if at_start => format!(
+            "hint: {path} is not a fixture (a JSON capture of documents); to pack files, give \
+             their directory: packer pack --dir DIR --budget N (--files-from LIST for some of \
+             them), or write a fixture with packer collect DIR"
+        ),
+        _ => return,
+    };
+    eprintln!("{hint}");
+}
+
+pub fn run(args: PackArgs) -> Result<i32, Error> {
+    if args.dir.is_none()
+        && let Some(flag) = args.collect.first_given()
+    {
+        use clap::CommandFactory;
+        let error = Cli::command().error(
+            clap::error::ErrorKind::MissingRequiredArgument,
+            format!("{flag} collects a directory: give --dir DIR"),
+        );
+        return Ok(usage_error(&error));
+    }
+    let format = args.format.format();
+    let result = pack_with(&args, format);
+    if let Err(error) = &result
+        && error.exit_status() == packer::error::EXIT_INVALID_INPUT
+        && matches!(format, Format::Json | Format::Summary)
+    {
+        let list = output::ErrorList::new(error);
+        with_stdout(|out| {
+            serde_json::to_writer_pretty(&mut *out, &list)?;
+            out.write_all(b"\n")
+        })?;
+    }
+    result
+}
+
+fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
+    // A directory's packer.toml fills what no flag gives.
+    let found = match &args.dir {
+        Some(dir) => args.collect.config(dir)?,
+        None => None,
+    };
+    let empty = Config::default();
+    let file = found.as_ref().map_or(&empty, |found| &found.config);
+    let note_omissions = args.note_omissions || file.note_omissions == Some(true);
+    let excerpt_query = args
+        .excerpt_query
+        .clone()
+        .or_else(|| file.excerpt_query.clone());
+    let excerpt = excerpt_query.is_some();
+    let mut names = RequestNames {
+        policy: args
+            .policy
+            .map(|policy| policy.name().to_owned())
+            .or_else(|| file.policy.clone()),
+        envelope: args
+            .envelope
+            .map(|envelope| envelope.name().to_owned())
+            .or_else(|| file.envelope.clone()),
+        default_envelope: if args.dir.is_some() {
+            Envelope::Markdown
+        } else {
+            Envelope::Json
+        },
+        note_omissions,
+        note_omissions_max: note_omissions.then(|| {
+            repo::or_file(
+                args.note_omissions_max,
+                DEFAULT_NOTE_OMISSIONS_MAX,
+                file.note_omissions_max,
+            )
+        }),
+        excerpt_query,
+        excerpt_context: excerpt.then(|| {
+            repo::or_file(
+                args.excerpt_context,
+                packer::focus::DEFAULT_CONTEXT,
+                file.excerpt_context,
+            )
+        }),
+        excerpt_max_chars: excerpt.then(|| {
+            repo::or_file(
+                args.excerpt_max_chars,
+                packer::focus::DEFAULT_MAX_CHARS,
+                file.excerpt_max_chars,
+            )
+        }),
+        ..args.settings.names()
+    };
+    let settings = &args.settings;
+    if settings.encoding.is_none() && settings.model.is_none() && settings.tokenizer.is_none() {
+        // The file's model wins over its encoding.
+        if file.model.is_some() {
+            names.model = file.model.clone();
+        } else {
+            names.encoding = file.encoding.clone();
+        }
+    }
+    if args.dir.is_some() && names.budget.is_none() {
+        // Each budget value: the flag, else the file.
+        let from_file = file.budget();
+        for (value, from_file) in [
+            (&mut names.context_tokens, from_file.context_tokens),
+            (
+                &mut names.reserved_other_input_tokens,
+                from_file.reserved_other_input_tokens,
+            ),
+            (
+                &mut names.reserved_output_tokens,
+                from_file.reserved_output_tokens,
+            ),
+            (&mut names.safety_tokens, from_file.safety_tokens),
+        ] {
+            if value.is_none() {
+                *value = from_file;
+            }
+        }
+    }
+    let mut request = settings.request(&names)?;
+    if args.dir.is_some() {
+        let budget = &mut request.budget;
+        // Said before the walk, which can take a while.
+        if budget.context_tokens.is_none() {
+            return Err(Error::InvalidBudget {
+                field: "contextTokens",
+                problem: packer::error::BudgetProblem::MissingForDirectory,
+            });
+        }
+        // A directory has no budget of its own: the reservations not given
+        // are 0.
+        for value in [
+            &mut budget.reserved_other_input_tokens,
+            &mut budget.reserved_output_tokens,
+            &mut budget.safety_tokens,
+        ] {
+            value.get_or_insert(0);
+        }
+    }
+    if args.payload_out.as_deref() == Some(Path::new("-")) {
+        return Err(Error::PayloadOutIsStdout);
+    }
+    // Every file this run reads, so that --payload-out replaces none of
+    // them; those named on the command line are refused before anything
+    // is read.
+    let mut read = payload_out::ReadFiles::default();
+    if let Some(out) = &args.payload_out {
+        if let Some(dir) = &args.dir {
+            read.protect(&dir.join(".git"));
+            read.protect_rule_files(dir);
+        }
+        for path in [
+            args.input
+                .fixture
+                .as_deref()
+                .or(args.dir.is_none().then_some(Path::new("-"))),
+            args.settings.tokenizer.as_deref(),
+            args.collect.files_from.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            read.add_path(path);
+        }
+        read.refuse(out)?;
+    }
+    if let Some(id) = found.as_ref().and_then(|found| found.id) {
+        read.extend(&[id]);
+        if let Some(out) = &args.payload_out {
+            read.refuse(out)?;
+        }
+    }
+    let fixture = match &args.dir {
+        Some(dir) => {
+            let collection = args
+                .collect
+                .collect(dir, found.as_ref().map(|f| &f.config))?;
+            read.extend(&collection.opened);
+            packer_collect::fixture(&collection)?
+        }
+        None => args
+            .input
+            .load()
+            .inspect_err(|error| first_mistake_hint(args, error))?,
+    };
+    let outcome = match packer::pack(&fixture, &request) {
+        Ok(outcome) => outcome,
+        Err(failure) => {
+            // Something does not fit: still say what was decided.
+            if let Some(does_not_fit) = failure.does_not_fit() {
+                let settings = packer::settings(&fixture, &request)?;
+                with_stdout(|out| {
+                    output::write_refusal(
+                        &fixture,
+                        &settings,
+                        &request.options,
+                        does_not_fit,
+                        format,
+                        out,
+                    )
+                })?;
+            }
+            return Err(failure.into_error());
+        }
+    };
+    if let Some(out) = &args.payload_out {
+        payload_out::write(out, outcome.plan.payload_text.as_bytes(), &read)?;
+    }
+    let terminal = io::stdout().is_terminal();
+    if format == Format::Report {
+        let width = report_width(terminal);
+        with_stdout(|out| output::write_report(&fixture, &outcome, width, &mut *out))?;
+    } else {
+        if terminal && format == Format::Json {
+            eprintln!("hint: --format report prints a table for people; json is for scripts");
+        }
+        with_stdout(|out| output::write(&fixture, &outcome, format, &mut *out))?;
+    }
+    Ok(EXIT_OK)
+}
+
+/// The report's width: `COLUMNS` when set, else 80 columns on a terminal
+/// and no wrapping in a file or pipe.
+fn report_width(terminal: bool) -> usize {
+    let columns = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|columns| columns.trim().parse::<usize>().ok())
+        .filter(|&columns| columns > 0);
+    match columns {
+        Some(columns) => columns,
+        None if terminal => output::REPORT_WIDTH,
+        None => output::NO_WRAP,
+    }
+}
