@@ -32,7 +32,7 @@ use packer::envelope::Envelope;
 use packer::error::EXIT_OK;
 use packer::fixture::{self, DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
 use packer::output;
-use packer::{Encoding, Error, Fixture, Limits, Policy, Request, RequestNames, Tokenizer};
+use packer::{Encoding, Error, Fixture, Limits, Policy, Request, RequestNames};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -300,7 +300,11 @@ impl SettingsArgs {
     /// The request `names` make, with the `--tokenizer` file loaded.
     fn request(&self, names: &RequestNames) -> Result<Request, Error> {
         let mut request = names.build()?;
-        request.tokenizer = self.tokenizer.as_deref().map(Tokenizer::load).transpose()?;
+        request.tokenizer = self
+            .tokenizer
+            .as_deref()
+            .map(packer_files::load_tokenizer)
+            .transpose()?;
         Ok(request)
     }
 }

@@ -14,7 +14,6 @@ use packer::fixture::{DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
 use packer::output::{ErrorList, Refusal, Summary};
 use std::path::PathBuf;
 
-use packer::tokens::Tokenizer;
 use packer::{Counter, Encoding, Error, Fixture, Limits, Policy, RequestNames};
 use pyo3::exceptions::{PyException, PyOverflowError};
 use pyo3::prelude::*;
@@ -274,8 +273,9 @@ fn pack(
     let bytes = fixture_bytes(py, fixture)?;
     let packed = py.detach(move || -> Result<String, Failure> {
         if let Some(path) = &tokenizer {
-            request.tokenizer =
-                Some(Tokenizer::load(path).map_err(|error| Failure::new(&error, None))?);
+            request.tokenizer = Some(
+                packer_files::load_tokenizer(path).map_err(|error| Failure::new(&error, None))?,
+            );
         }
         let fixture =
             Fixture::from_bytes(&bytes, &limits).map_err(|error| Failure::new(&error, None))?;
@@ -332,7 +332,7 @@ fn count(
     };
     py.detach(move || -> Result<usize, Error> {
         let counter = match &tokenizer {
-            Some(path) => Counter::with_tokenizer(Tokenizer::load(path)?),
+            Some(path) => Counter::with_tokenizer(packer_files::load_tokenizer(path)?),
             None => Counter::new(encoding),
         };
         let text = packer::fixture::utf8(&bytes)?;

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use packer::error::EXIT_OK;
-use packer::{Counter, Encoding, Error, RequestNames, Tokenizer, fixture};
+use packer::{Counter, Encoding, Error, RequestNames, fixture};
 
 use super::{encoding_names, read_input, write_stdout};
 
@@ -33,7 +33,7 @@ pub struct CountArgs {
 
 pub fn run(args: CountArgs) -> Result<i32, Error> {
     let counter = match &args.tokenizer {
-        Some(path) => Counter::with_tokenizer(Tokenizer::load(path)?),
+        Some(path) => Counter::with_tokenizer(packer_files::load_tokenizer(path)?),
         // --encoding has a default: a model replaces it.
         None => Counter::new(
             RequestNames {

@@ -15,7 +15,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use packer::Error;
-use packer::files::FileId;
+use packer_files::FileId;
 
 /// The names of rule files in a collected directory.
 const RULE_FILES: [&str; 3] = [".gitignore", ".ignore", ".gitattributes"];

@@ -18,7 +18,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use packer::error::Error;
-use packer::files::{self, FileId};
+use packer_files::{self as files, FileId};
 
 use crate::PriorityRule;
 

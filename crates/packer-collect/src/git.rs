@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use packer::files::Root;
+use packer_files::Root;
 
 /// A directory that is the top of a Git checkout with at least one commit.
 #[derive(Debug, Clone, PartialEq, Eq)]

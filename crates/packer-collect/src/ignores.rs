@@ -1,7 +1,7 @@
 //! `.ignore`, `.gitignore` and `.git/info/exclude` rules, read the way
 //! every other file of a collected tree is read: beneath the directory's
 //! descriptor, never through a link, non-blocking, regular files only, up to
-//! a size limit (see [`packer::files`]).
+//! a size limit (see [`packer_files`]).
 //!
 //! The `ignore` crate's walker would open these files by path with a
 //! blocking `open`, so a FIFO named `.gitignore` would stop the walk for
@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-use packer::files::{FileId, Root};
+use packer_files::{FileId, Root};
 
 /// The largest rule file read (a larger one is treated as absent).
 const MAX_RULE_FILE: u64 = 4 << 20;

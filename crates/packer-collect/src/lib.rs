@@ -37,8 +37,8 @@ use serde::Serialize;
 
 use packer::budget::PartialBudget;
 use packer::error::Error;
-use packer::files::{self, FileId};
 use packer::fixture::{Fixture, Limits};
+use packer_files::{self as files, FileId};
 
 pub use priority::PriorityRule;
 

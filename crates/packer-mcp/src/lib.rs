@@ -364,7 +364,10 @@ fn tokenizer(args: &Arguments<'_>, roots: &Roots) -> Result<Option<Tokenizer>, T
         return Ok(None);
     };
     let path = roots.resolve_tokenizer(path)?;
-    Ok(Some(Tokenizer::load_confined(&path, roots.paths())?))
+    Ok(Some(packer_files::load_tokenizer_confined(
+        &path,
+        roots.paths(),
+    )?))
 }
 
 const INSTRUCTIONS: &str = "\

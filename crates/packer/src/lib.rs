@@ -66,7 +66,6 @@ pub mod batch;
 pub mod budget;
 pub mod envelope;
 pub mod error;
-pub mod files;
 pub mod fixture;
 pub mod focus;
 pub mod json;

@@ -32,7 +32,6 @@
 //! front end that loads many different files keeps each one.
 
 use std::fmt;
-use std::path::Path;
 use std::sync::Mutex;
 
 use serde::Deserialize;
@@ -47,10 +46,14 @@ pub use super::Splitting;
 
 /// A tokenizer file loaded for counting (see the module documentation).
 ///
+/// The library reads no file: the caller reads it (`packer_files` does it
+/// safely for packer's front ends).
+///
 /// ```no_run
 /// use packer::{Counter, Tokenizer};
 ///
-/// let tokenizer = Tokenizer::load("models/qwen3/tokenizer.json".as_ref())?;
+/// let bytes = std::fs::read("models/qwen3/tokenizer.json").unwrap();
+/// let tokenizer = Tokenizer::from_bytes("tokenizer.json", &bytes)?;
 /// let counter = Counter::with_tokenizer(tokenizer);
 /// println!("{} tokens with {}", counter.count("Hello, world"), tokenizer.label());
 /// # Ok::<(), packer::Error>(())
@@ -85,56 +88,7 @@ impl fmt::Debug for Tokenizer {
 /// Every file loaded so far: (content hash, file name) and its tokenizer.
 static LOADED: Mutex<Vec<([u8; 32], &'static Loaded)>> = Mutex::new(Vec::new());
 
-/// Tokenizer files larger than this are refused (the largest current
-/// `tokenizer.json` files are about 20 MB).
-pub const MAX_TOKENIZER_BYTES: u64 = 256 << 20;
-
 impl Tokenizer {
-    /// Reads and loads the tokenizer file at `path` (or returns the one
-    /// already loaded from the same content under the same file name).
-    pub fn load(path: &Path) -> Result<Tokenizer, Error> {
-        Tokenizer::load_opened(path, crate::files::open_regular(path))
-    }
-
-    /// Like [`Tokenizer::load`], for a path that must lie inside one of
-    /// `roots` (canonical directories): the file is opened without
-    /// following a link as its last component, and the real path of what
-    /// was opened is checked, so a link swapped in after the path was
-    /// checked is refused (`path-outside-root`).
-    pub fn load_confined(path: &Path, roots: &[std::path::PathBuf]) -> Result<Tokenizer, Error> {
-        let opened = crate::files::open_regular_nofollow(path);
-        if let Ok(opened) = &opened {
-            let real = opened
-                .real_path(path)
-                .map_err(|error| Error::UnreadableTokenizer { kind: error.kind() })?;
-            if !roots.iter().any(|root| real.starts_with(root)) {
-                return Err(Error::PathOutsideRoot);
-            }
-        }
-        Tokenizer::load_opened(path, opened)
-    }
-
-    fn load_opened(
-        path: &Path,
-        opened: Result<crate::files::Opened, crate::files::OpenError>,
-    ) -> Result<Tokenizer, Error> {
-        use crate::files::OpenError;
-        let opened = opened.map_err(|error| match error {
-            OpenError::NotAFile => Error::TokenizerNotAFile,
-            error => Error::UnreadableTokenizer { kind: error.kind() },
-        })?;
-        let bytes = opened
-            .read_limited(MAX_TOKENIZER_BYTES)
-            .map_err(|error| Error::UnreadableTokenizer { kind: error.kind() })?
-            .ok_or_else(|| Error::InvalidTokenizer {
-                problem: format!("it is larger than {MAX_TOKENIZER_BYTES} bytes"),
-            })?;
-        let name = path
-            .file_name()
-            .map_or_else(|| "tokenizer".into(), |name| name.to_string_lossy());
-        Tokenizer::from_bytes(&name, &bytes)
-    }
-
     /// Loads a tokenizer from the bytes of a file called `file_name` (the
     /// name only labels the output, as `tokenizer:{file_name}`).
     pub fn from_bytes(file_name: &str, bytes: &[u8]) -> Result<Tokenizer, Error> {

@@ -15,7 +15,14 @@
 //!   descriptor, so a caller that must stay inside some roots checks what
 //!   was opened rather than what a path said before it was opened.
 //!
-//! This module imports nothing from the rest of the crate.
+//! The library (`packer`) reads no file; the command line, the MCP server,
+//! the Python package and the collecting crate open files through this
+//! crate, which also reads tokenizer files for the library to load
+//! ([`load_tokenizer`], [`load_tokenizer_confined`]).
+
+mod tokenizer;
+
+pub use tokenizer::{MAX_TOKENIZER_BYTES, load_tokenizer, load_tokenizer_confined};
 
 use std::fs::File;
 use std::io::{self, Read};
