@@ -10,7 +10,8 @@ use std::sync::LazyLock;
 use bpe::byte_pair_encoding::BytePairEncoding;
 use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::nfa::thompson;
-use regex_automata::{Anchored, Input, MatchKind};
+use regex_automata::util::start;
+use regex_automata::{Anchored, MatchKind};
 
 use super::known::{Known, Matcher, Recorder};
 use super::{Encoding, Engine, Splitting};
@@ -171,23 +172,15 @@ impl Builtin {
     fn for_each_piece(&self, cache: &mut Cache, text: &str, mut each: impl FnMut(&str) -> bool) {
         let mut start = 0;
         while start < text.len() {
-            let input = Input::new(&text[start..]).anchored(Anchored::Yes);
-            // A lazy DFA fails a search only when it is configured to
-            // give up (a cache budget or quit bytes, set for Unicode
-            // word boundaries); this one is not.
-            let found = self
-                .regex
-                .try_search_fwd(cache, &input)
-                .expect("the split DFA never gives up");
-            let Some(found) = found else {
+            let Some((found, pattern)) = self.piece_end(cache, text.as_bytes(), start) else {
                 // Every character matches `\s+` or one of the other
                 // alternatives, so this cannot happen; count the rest as
                 // one piece rather than drop it.
                 each(&text[start..]);
                 return;
             };
-            let mut end = start + found.offset();
-            if self.lookahead[found.pattern().as_usize()] {
+            let mut end = found;
+            if self.lookahead[pattern] {
                 // Drop the one look-ahead character.
                 let last = text[start..end]
                     .chars()
@@ -200,6 +193,39 @@ impl Builtin {
             }
             start = end;
         }
+    }
+
+    /// The end of the leftmost-first match anchored at `start`, and the
+    /// index of its pattern: the lazy DFA walked byte by byte (an anchored
+    /// search with no look-behind starts in the same state for every
+    /// piece; a match is seen one byte late, and the walk stops at the dead
+    /// state that follows the preferred match). Pieces are a few bytes, so
+    /// this short loop costs less than a general search's set-up per piece.
+    #[inline]
+    fn piece_end(&self, cache: &mut Cache, text: &[u8], start: usize) -> Option<(usize, usize)> {
+        // A lazy DFA gives up only when configured to (a cache budget or
+        // quit bytes, set for Unicode word boundaries); this one is not.
+        const NEVER: &str = "the split DFA never gives up";
+        let anchored = start::Config::new().anchored(Anchored::Yes);
+        let mut state = self.regex.start_state(cache, &anchored).expect(NEVER);
+        let mut found = None;
+        for (at, &byte) in text.iter().enumerate().skip(start) {
+            state = self.regex.next_state(cache, state, byte).expect(NEVER);
+            if state.is_tagged() {
+                if state.is_match() {
+                    let pattern = self.regex.match_pattern(cache, state, 0);
+                    found = Some((at, pattern.as_usize()));
+                } else if state.is_dead() {
+                    return found;
+                }
+            }
+        }
+        state = self.regex.next_eoi_state(cache, state).expect(NEVER);
+        if state.is_match() {
+            let pattern = self.regex.match_pattern(cache, state, 0);
+            found = Some((text.len(), pattern.as_usize()));
+        }
+        found
     }
 }
 
