@@ -16,6 +16,12 @@
 //! `cargo run --release --locked --example bench -- start-up` runs only the
 //! small-fixture timings and the load time of the tokenizer files in
 //! `tests/data/tokenizers`.
+//!
+//! `cargo run --release --locked --example bench -- against OTHER` times
+//! this build and the `packer` binary `OTHER` (an earlier build, say)
+//! taking turns on the 10,000-document fixture: `count`, and `pack` at the
+//! fixture's budget, at 128k and with every document fitting, with each
+//! binary's pack ÷ count.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -51,6 +57,13 @@ fn main() {
     );
     let out = packer.parent().unwrap().join("bench");
     fs::create_dir_all(&out).unwrap();
+    if std::env::args().nth(1).as_deref() == Some("against") {
+        let other = std::env::args()
+            .nth(2)
+            .expect("against needs the other binary's path");
+        against(packer.to_str().unwrap(), &other, &out);
+        return;
+    }
     if std::env::args().nth(1).as_deref() == Some("start-up") {
         // `cargo run --release --example bench -- start-up`: only the
         // small-fixture and tokenizer-file timings.
@@ -397,6 +410,61 @@ fn proven(command: &[&str]) -> &'static str {
     match summary["optimal"].as_bool() {
         Some(true) => "proven optimal",
         _ => "not proven",
+    }
+}
+
+/// This build against `other`, taking turns, on the 10,000-document fixture.
+fn against(packer: &str, other: &str, out: &Path) {
+    let documents = corpus();
+    let path = out.join("docs-10000.json");
+    write_fixture(
+        &path,
+        &documents[..10_000.min(documents.len())],
+        "cl100k_base",
+    );
+    let path = path.to_str().unwrap();
+    let big = [
+        "--max-documents",
+        "100000",
+        "--max-input-bytes",
+        "1000000000",
+    ];
+    let tasks: [(&str, &[&str]); 4] = [
+        ("`count`", &[]),
+        ("`pack` (the fixture's budget)", &[]),
+        ("`pack --budget 128000`", &["--budget", "128000"]),
+        (
+            "`pack --budget 9000000` (every document fits)",
+            &["--budget", "9000000"],
+        ),
+    ];
+    let mut commands: Vec<Vec<&str>> = Vec::new();
+    for binary in [other, packer] {
+        for (i, (_, extra)) in tasks.iter().enumerate() {
+            let mut command = vec![binary];
+            if i == 0 {
+                command.extend(["count", path]);
+            } else {
+                command.extend(["pack", path, "--format", "summary"]);
+                command.extend(big);
+                command.extend(extra.iter().copied());
+            }
+            commands.push(command);
+        }
+    }
+    let views: Vec<&[&str]> = commands.iter().map(Vec::as_slice).collect();
+    let times = race(&views);
+    let (before, after) = times.split_at(tasks.len());
+    println!("| task | other | this build | other ÷ its count | this ÷ its count |");
+    println!("|---|---:|---:|---:|---:|");
+    for (i, (name, _)) in tasks.iter().enumerate() {
+        println!(
+            "| {name} | {} | {} | {:.2} | {:.2} |",
+            ms(before[i]),
+            ms(after[i]),
+            secs(before[i]) / secs(before[0]),
+            secs(after[i]) / secs(after[0])
+        );
     }
 }
 
