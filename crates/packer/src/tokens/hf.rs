@@ -30,7 +30,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::file::{TopLevel, json_error, unsupported};
-use super::known::{Known, Matcher, Recorder};
+use super::known::{self, Known, Visit, Walk};
 use super::pretokenize::{
     Behavior, SplitRegex, Stage, count_before_piece_at, for_each_piece, split_ranges, splitting_of,
 };
@@ -167,16 +167,7 @@ impl Engine for HuggingFace {
     }
 
     fn record(&self, text: &str, from: usize, stop_at: usize) -> Option<(usize, Known)> {
-        let regex = self.one_split(text)?;
-        self.with_state(|caches, pieces| {
-            let mut recorder = Recorder::new(from, stop_at);
-            for_each_piece(regex, &mut caches[0], text, 0, |piece| {
-                recorder.piece(piece, |piece| {
-                    pieces.tokens(piece, |piece| self.bpe.count(piece))
-                })
-            });
-            recorder.finish()
-        })
+        known::record(self, text, from, stop_at)
     }
 
     fn count_with_known(
@@ -186,16 +177,23 @@ impl Engine for HuggingFace {
         to: usize,
         spans: &[(usize, &Known)],
     ) -> Option<usize> {
-        let regex = self.one_split(text)?;
+        known::count_with_known(self, text, from, to, spans)
+    }
+}
+
+impl Walk for HuggingFace {
+    fn walk(&self, text: &str, from: usize, visit: &mut impl Visit) -> bool {
+        let Some(regex) = self.one_split(text) else {
+            return false;
+        };
         self.with_state(|caches, pieces| {
-            let mut matcher = Matcher::new(spans, from, to);
             for_each_piece(regex, &mut caches[0], text, from, |piece| {
-                matcher.piece(piece, |piece| {
+                visit.piece(piece, |piece| {
                     pieces.tokens(piece, |piece| self.bpe.count(piece))
                 })
             });
-            matcher.finish()
-        })
+        });
+        true
     }
 }
 

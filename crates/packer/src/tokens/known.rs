@@ -64,6 +64,51 @@ fn pop_length(lengths: &[u8]) -> Option<(usize, &[u8])> {
     Some((u32::from_le_bytes(*long) as usize, rest))
 }
 
+/// What is done with each piece of a text, in order.
+pub(crate) trait Visit {
+    /// The next piece, whose tokens `count` gives; false to stop.
+    fn piece(&mut self, piece: &str, count: impl FnOnce(&str) -> usize) -> bool;
+}
+
+/// An engine whose pieces can be walked one at a time: one pass of a
+/// tiktoken-family split over the text as given.
+pub(crate) trait Walk {
+    /// Gives `visit` the pieces of `text` from byte `from` (where a piece
+    /// starts), in order; false when this engine cannot split `text` piece
+    /// by piece (another pipeline, or a normalizer that would change it).
+    fn walk(&self, text: &str, from: usize, visit: &mut impl Visit) -> bool;
+}
+
+/// [`crate::tokens::Counter::record`] for any engine that walks.
+pub(crate) fn record(
+    engine: &impl Walk,
+    text: &str,
+    from: usize,
+    stop_at: usize,
+) -> Option<(usize, Known)> {
+    let mut recorder = Recorder::new(from, stop_at);
+    engine
+        .walk(text, 0, &mut recorder)
+        .then(|| recorder.finish())
+        .flatten()
+}
+
+/// One range of [`crate::tokens::Counter::count_with_known`], for any
+/// engine that walks.
+pub(crate) fn count_with_known(
+    engine: &impl Walk,
+    text: &str,
+    from: usize,
+    to: usize,
+    spans: &[(usize, &Known)],
+) -> Option<usize> {
+    let mut matcher = Matcher::new(spans, from, to);
+    engine
+        .walk(text, from, &mut matcher)
+        .then(|| matcher.finish())
+        .flatten()
+}
+
 /// Counts the pieces of a text, in order, up to the piece that holds byte
 /// `stop_at` (which is not counted), and remembers those from byte `from`
 /// on.
@@ -90,9 +135,26 @@ impl Recorder {
         }
     }
 
-    /// The next piece, counted with `count`; false to stop.
+    /// The tokens before `from` and the pieces from `from` on; `None` when
+    /// `from` is not where a piece starts.
+    pub(crate) fn finish(self) -> Option<(usize, Known)> {
+        if !self.aligned || self.position < self.from {
+            return None;
+        }
+        Some((
+            self.before,
+            Known {
+                len: self.position - self.from,
+                tokens: self.tokens,
+                lengths: self.lengths.into_boxed_slice(),
+            },
+        ))
+    }
+}
+
+impl Visit for Recorder {
     #[inline]
-    pub(crate) fn piece(&mut self, piece: &str, count: impl FnOnce(&str) -> usize) -> bool {
+    fn piece(&mut self, piece: &str, count: impl FnOnce(&str) -> usize) -> bool {
         let start = self.position;
         let end = start + piece.len();
         if end > self.stop_at {
@@ -110,22 +172,6 @@ impl Recorder {
             push_length(&mut self.lengths, piece.len());
         }
         true
-    }
-
-    /// The tokens before `from` and the pieces from `from` on; `None` when
-    /// `from` is not where a piece starts.
-    pub(crate) fn finish(self) -> Option<(usize, Known)> {
-        if !self.aligned || self.position < self.from {
-            return None;
-        }
-        Some((
-            self.before,
-            Known {
-                len: self.position - self.from,
-                tokens: self.tokens,
-                lengths: self.lengths.into_boxed_slice(),
-            },
-        ))
     }
 }
 
@@ -157,10 +203,19 @@ impl<'a> Matcher<'a> {
         }
     }
 
-    /// The next piece of the text, counted with `count` when it is in no
-    /// part; false to stop (a part's pieces do not line up).
+    /// The text's count, when every part's pieces were met.
+    pub(crate) fn finish(self) -> Option<usize> {
+        (self.aligned
+            && self.position == self.stop
+            && self.rest.is_empty()
+            && self.next == self.spans.len())
+        .then_some(self.total)
+    }
+}
+
+impl Visit for Matcher<'_> {
     #[inline]
-    pub(crate) fn piece(&mut self, piece: &str, count: impl FnOnce(&str) -> usize) -> bool {
+    fn piece(&mut self, piece: &str, count: impl FnOnce(&str) -> usize) -> bool {
         let start = self.position;
         if start >= self.stop {
             return false;
@@ -194,15 +249,6 @@ impl<'a> Matcher<'a> {
                 false
             }
         }
-    }
-
-    /// The text's count, when every part's pieces were met.
-    pub(crate) fn finish(self) -> Option<usize> {
-        (self.aligned
-            && self.position == self.stop
-            && self.rest.is_empty()
-            && self.next == self.spans.len())
-        .then_some(self.total)
     }
 }
 

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::file::{TopLevel, invalid, json_error, unsupported};
-use super::known::{Known, Matcher, Recorder};
+use super::known::{self, Known, Visit, Walk};
 use super::pretokenize::{
     Behavior, SplitRegex, count_before_piece_at, for_each_piece, split_ranges, splitting_of,
 };
@@ -83,18 +83,7 @@ impl Engine for Tekken {
     }
 
     fn record(&self, text: &str, from: usize, stop_at: usize) -> Option<(usize, Known)> {
-        if self.splitting != Splitting::Tiktoken {
-            return None;
-        }
-        self.with_state(|cache, pieces| {
-            let mut recorder = Recorder::new(from, stop_at);
-            for_each_piece(&self.regex, cache, text, 0, |piece| {
-                recorder.piece(piece, |piece| {
-                    pieces.tokens(piece, |piece| count_ranked(&self.ranks, piece))
-                })
-            });
-            recorder.finish()
-        })
+        known::record(self, text, from, stop_at)
     }
 
     fn count_with_known(
@@ -104,18 +93,23 @@ impl Engine for Tekken {
         to: usize,
         spans: &[(usize, &Known)],
     ) -> Option<usize> {
+        known::count_with_known(self, text, from, to, spans)
+    }
+}
+
+impl Walk for Tekken {
+    fn walk(&self, text: &str, from: usize, visit: &mut impl Visit) -> bool {
         if self.splitting != Splitting::Tiktoken {
-            return None;
+            return false;
         }
         self.with_state(|cache, pieces| {
-            let mut matcher = Matcher::new(spans, from, to);
             for_each_piece(&self.regex, cache, text, from, |piece| {
-                matcher.piece(piece, |piece| {
+                visit.piece(piece, |piece| {
                     pieces.tokens(piece, |piece| count_ranked(&self.ranks, piece))
                 })
             });
-            matcher.finish()
-        })
+        });
+        true
     }
 }
 

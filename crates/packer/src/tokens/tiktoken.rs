@@ -13,7 +13,7 @@ use regex_automata::nfa::thompson;
 use regex_automata::util::start;
 use regex_automata::{Anchored, MatchKind};
 
-use super::known::{Known, Matcher, Recorder};
+use super::known::{self, Known, Visit, Walk};
 use super::{Encoding, Engine, Splitting};
 use crate::tokens::bpe::{Pieces, count_ranked, with_state};
 use vocabulary::Vocabulary;
@@ -263,15 +263,7 @@ impl Engine for Builtin {
     }
 
     fn record(&self, text: &str, from: usize, stop_at: usize) -> Option<(usize, Known)> {
-        self.with_state(|cache, pieces| {
-            let mut recorder = Recorder::new(from, stop_at);
-            self.for_each_piece(cache, text, |piece| {
-                recorder.piece(piece, |piece| {
-                    pieces.tokens(piece, |piece| self.count_piece(piece))
-                })
-            });
-            recorder.finish()
-        })
+        known::record(self, text, from, stop_at)
     }
 
     fn count_with_known(
@@ -281,15 +273,23 @@ impl Engine for Builtin {
         to: usize,
         spans: &[(usize, &Known)],
     ) -> Option<usize> {
+        known::count_with_known(self, text, from, to, spans)
+    }
+}
+
+impl Walk for Builtin {
+    fn walk(&self, text: &str, from: usize, visit: &mut impl Visit) -> bool {
+        let Some(rest) = text.get(from..) else {
+            return false;
+        };
         self.with_state(|cache, pieces| {
-            let mut matcher = Matcher::new(spans, from, to);
-            self.for_each_piece(cache, text.get(from..)?, |piece| {
-                matcher.piece(piece, |piece| {
+            self.for_each_piece(cache, rest, |piece| {
+                visit.piece(piece, |piece| {
                     pieces.tokens(piece, |piece| self.count_piece(piece))
                 })
             });
-            matcher.finish()
-        })
+        });
+        true
     }
 }
 
