@@ -44,6 +44,7 @@ mod tiktoken;
 
 pub use file::Tokenizer;
 pub use known::Known;
+use known::Visitor;
 
 /// A tiktoken encoding packer can count with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -189,23 +190,14 @@ pub(crate) trait Engine: Send + Sync {
     /// See [`Counter::splitting`].
     fn splitting(&self) -> Splitting;
 
-    /// See [`Counter::record`]; `None` when the engine cannot.
-    fn record(&self, _text: &str, _from: usize, _stop_at: usize) -> Option<(usize, Known)> {
-        None
-    }
-
-    /// The tokens of the pieces of `text` from byte `from` (where a piece
-    /// starts) to byte `to`, where a piece must end, with `spans` inside
-    /// that range (see [`Counter::count_with_known`]); `None` when the
-    /// pieces do not line up or the engine cannot.
-    fn count_with_known(
-        &self,
-        _text: &str,
-        _from: usize,
-        _to: usize,
-        _spans: &[(usize, &Known)],
-    ) -> Option<usize> {
-        None
+    /// Gives `visit` the pieces of `text` from byte `from` (where a piece
+    /// starts), in order, each with its count; false when this engine
+    /// cannot split `text` piece by piece (another pipeline, or a
+    /// normalizer that would change it). One pass of a tiktoken-family
+    /// split, as [`Engine::count`] makes it; used by [`Counter::record`]
+    /// and [`Counter::count_with_known`].
+    fn walk(&self, _text: &str, _from: usize, _visit: Visitor<'_, '_>) -> bool {
+        false
     }
 }
 
@@ -331,7 +323,7 @@ impl Counter {
     /// not [`Splitting::Tiktoken`] (or the text is one its normalizer
     /// would change).
     pub fn record(&self, text: &str, from: usize, stop_at: usize) -> Option<(usize, Known)> {
-        self.engine.record(text, from, stop_at)
+        known::record(self.engine, text, from, stop_at)
     }
 
     /// The exact count of `text`, which holds, at each `(start, known)` of
@@ -366,8 +358,7 @@ impl Counter {
             .map(|&(from, to)| {
                 let first = spans.partition_point(|&(start, _)| start < from);
                 let last = spans.partition_point(|&(start, _)| start < to);
-                self.engine
-                    .count_with_known(text, from, to, &spans[first..last])
+                known::count_with_known(self.engine, text, from, to, &spans[first..last])
             })
             .sum()
     }

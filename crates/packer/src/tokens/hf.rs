@@ -30,7 +30,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::file::{TopLevel, json_error, unsupported};
-use super::known::{self, Known, Visit, Walk};
+use super::known::Visitor;
 use super::pretokenize::{
     Behavior, SplitRegex, Stage, count_before_piece_at, for_each_piece, split_ranges, splitting_of,
 };
@@ -166,23 +166,7 @@ impl Engine for HuggingFace {
         self.splitting
     }
 
-    fn record(&self, text: &str, from: usize, stop_at: usize) -> Option<(usize, Known)> {
-        known::record(self, text, from, stop_at)
-    }
-
-    fn count_with_known(
-        &self,
-        text: &str,
-        from: usize,
-        to: usize,
-        spans: &[(usize, &Known)],
-    ) -> Option<usize> {
-        known::count_with_known(self, text, from, to, spans)
-    }
-}
-
-impl Walk for HuggingFace {
-    fn walk(&self, text: &str, from: usize, visit: &mut impl Visit) -> bool {
+    fn walk(&self, text: &str, from: usize, mut visit: Visitor<'_, '_>) -> bool {
         let Some(regex) = self.one_split(text) else {
             return false;
         };

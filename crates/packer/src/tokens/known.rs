@@ -12,6 +12,8 @@
 //! per-entry argument of [`crate::envelope`] says; when a part's pieces do
 //! not line up, there is no result and the caller counts the payload in full.
 
+use super::Engine;
+
 /// The pieces a part of a text was split into, from its first byte, and
 /// their tokens.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -64,39 +66,41 @@ fn pop_length(lengths: &[u8]) -> Option<(usize, &[u8])> {
     Some((u32::from_le_bytes(*long) as usize, rest))
 }
 
-/// What is done with each piece of a text, in order.
-pub(crate) trait Visit {
+/// What an engine's walk does with each piece: record an entry's pieces,
+/// or match a payload's pieces with remembered ones.
+pub(crate) enum Visitor<'v, 'a> {
+    Record(&'v mut Recorder),
+    Match(&'v mut Matcher<'a>),
+}
+
+impl Visitor<'_, '_> {
     /// The next piece, whose tokens `count` gives; false to stop.
-    fn piece(&mut self, piece: &str, count: impl FnOnce(&str) -> usize) -> bool;
+    #[inline]
+    pub(crate) fn piece(&mut self, piece: &str, count: impl FnOnce(&str) -> usize) -> bool {
+        match self {
+            Visitor::Record(recorder) => recorder.piece(piece, count),
+            Visitor::Match(matcher) => matcher.piece(piece, count),
+        }
+    }
 }
 
-/// An engine whose pieces can be walked one at a time: one pass of a
-/// tiktoken-family split over the text as given.
-pub(crate) trait Walk {
-    /// Gives `visit` the pieces of `text` from byte `from` (where a piece
-    /// starts), in order; false when this engine cannot split `text` piece
-    /// by piece (another pipeline, or a normalizer that would change it).
-    fn walk(&self, text: &str, from: usize, visit: &mut impl Visit) -> bool;
-}
-
-/// [`crate::tokens::Counter::record`] for any engine that walks.
+/// [`crate::tokens::Counter::record`] with `engine`.
 pub(crate) fn record(
-    engine: &impl Walk,
+    engine: &dyn Engine,
     text: &str,
     from: usize,
     stop_at: usize,
 ) -> Option<(usize, Known)> {
     let mut recorder = Recorder::new(from, stop_at);
     engine
-        .walk(text, 0, &mut recorder)
+        .walk(text, 0, Visitor::Record(&mut recorder))
         .then(|| recorder.finish())
         .flatten()
 }
 
-/// One range of [`crate::tokens::Counter::count_with_known`], for any
-/// engine that walks.
+/// One range of [`crate::tokens::Counter::count_with_known`] with `engine`.
 pub(crate) fn count_with_known(
-    engine: &impl Walk,
+    engine: &dyn Engine,
     text: &str,
     from: usize,
     to: usize,
@@ -104,7 +108,7 @@ pub(crate) fn count_with_known(
 ) -> Option<usize> {
     let mut matcher = Matcher::new(spans, from, to);
     engine
-        .walk(text, from, &mut matcher)
+        .walk(text, from, Visitor::Match(&mut matcher))
         .then(|| matcher.finish())
         .flatten()
 }
@@ -150,9 +154,8 @@ impl Recorder {
             },
         ))
     }
-}
 
-impl Visit for Recorder {
+    /// The next piece, counted with `count`; false to stop.
     #[inline]
     fn piece(&mut self, piece: &str, count: impl FnOnce(&str) -> usize) -> bool {
         let start = self.position;
@@ -211,9 +214,9 @@ impl<'a> Matcher<'a> {
             && self.next == self.spans.len())
         .then_some(self.total)
     }
-}
 
-impl Visit for Matcher<'_> {
+    /// The next piece of the text, counted with `count` when it is in no
+    /// part; false to stop (a part's pieces do not line up).
     #[inline]
     fn piece(&mut self, piece: &str, count: impl FnOnce(&str) -> usize) -> bool {
         let start = self.position;

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::file::{TopLevel, invalid, json_error, unsupported};
-use super::known::{self, Known, Visit, Walk};
+use super::known::Visitor;
 use super::pretokenize::{
     Behavior, SplitRegex, count_before_piece_at, for_each_piece, split_ranges, splitting_of,
 };
@@ -82,23 +82,7 @@ impl Engine for Tekken {
         self.splitting
     }
 
-    fn record(&self, text: &str, from: usize, stop_at: usize) -> Option<(usize, Known)> {
-        known::record(self, text, from, stop_at)
-    }
-
-    fn count_with_known(
-        &self,
-        text: &str,
-        from: usize,
-        to: usize,
-        spans: &[(usize, &Known)],
-    ) -> Option<usize> {
-        known::count_with_known(self, text, from, to, spans)
-    }
-}
-
-impl Walk for Tekken {
-    fn walk(&self, text: &str, from: usize, visit: &mut impl Visit) -> bool {
+    fn walk(&self, text: &str, from: usize, mut visit: Visitor<'_, '_>) -> bool {
         if self.splitting != Splitting::Tiktoken {
             return false;
         }

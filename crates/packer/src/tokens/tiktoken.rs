@@ -13,7 +13,7 @@ use regex_automata::nfa::thompson;
 use regex_automata::util::start;
 use regex_automata::{Anchored, MatchKind};
 
-use super::known::{self, Known, Visit, Walk};
+use super::known::Visitor;
 use super::{Encoding, Engine, Splitting};
 use crate::tokens::bpe::{Pieces, count_ranked, with_state};
 use vocabulary::Vocabulary;
@@ -262,23 +262,7 @@ impl Engine for Builtin {
         Splitting::Tiktoken
     }
 
-    fn record(&self, text: &str, from: usize, stop_at: usize) -> Option<(usize, Known)> {
-        known::record(self, text, from, stop_at)
-    }
-
-    fn count_with_known(
-        &self,
-        text: &str,
-        from: usize,
-        to: usize,
-        spans: &[(usize, &Known)],
-    ) -> Option<usize> {
-        known::count_with_known(self, text, from, to, spans)
-    }
-}
-
-impl Walk for Builtin {
-    fn walk(&self, text: &str, from: usize, visit: &mut impl Visit) -> bool {
+    fn walk(&self, text: &str, from: usize, mut visit: Visitor<'_, '_>) -> bool {
         let Some(rest) = text.get(from..) else {
             return false;
         };
