@@ -76,12 +76,15 @@
 //! check every arrangement they build against an independent tokenizer.
 //!
 //! The recount ([`Envelopes::recount`]) does not lean on the argument
-//! above: it splits the whole payload afresh, on every thread, and wherever
-//! the payload's own pieces from an entry's first byte have the bytes and
-//! lengths of the pieces the entry was counted in, the entry's remembered
-//! tokens stand for them (a piece's tokens depend on its bytes alone);
-//! every other piece is counted. Only the split runs again over the entries,
-//! not the byte-pair merges or the cache lookups.
+//! above: it splits the payload afresh, on every thread, and wherever the
+//! payload's own split arrives at an entry's first byte, the entry's
+//! remembered pieces stand for the payload's (a piece's tokens depend on
+//! its bytes alone). Pieces whose split read nothing past the entry's
+//! remembered bytes (all but the last one or two, with the built-in
+//! encodings) are the payload's own pieces by the same reasoning and are
+//! not split again; the pieces after them must have the remembered lengths;
+//! every other piece (joins, tails, position numbers, the note) is counted.
+//! See [`crate::tokens::Known`].
 
 use std::str::FromStr;
 
@@ -744,10 +747,12 @@ impl Envelopes {
     }
 
     /// The exact count of `text`, a payload that [`Envelopes::render_parts`]
-    /// wrote with `parts`, counted afresh: the whole text is split again,
-    /// and each entry's remembered pieces stand for the payload's own pieces
-    /// where those have the same bytes and lengths; every other piece is
-    /// counted. When anything fails to line up, the text is counted whole.
+    /// wrote with `parts`, counted afresh: the text is split again up to
+    /// each entry's first byte and after its settled pieces, and each
+    /// entry's remembered pieces stand for the payload's own pieces where
+    /// the split arrives at the entry's start and the bytes are the same;
+    /// every other piece is counted. When anything fails to line up, the
+    /// text is counted whole.
     pub fn recount(&self, text: &str, parts: &[(usize, &Entry)]) -> usize {
         let same_bytes = parts.iter().all(|&(at, entry)| {
             let len = entry.known.len();

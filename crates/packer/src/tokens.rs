@@ -329,10 +329,11 @@ impl Counter {
     /// The exact count of `text`, which holds, at each `(start, known)` of
     /// `spans` (in order, not overlapping, none empty), bytes counted before
     /// by [`Counter::record`]: the text is split afresh, and where its
-    /// pieces from a span's start have the remembered lengths, the
-    /// remembered tokens stand for them (the caller makes sure the bytes
-    /// are the ones recorded). `None` when the pieces do not line up, or
-    /// the counter cannot split a text this way; count it whole then.
+    /// split arrives at a span's start, the remembered tokens stand for the
+    /// span's pieces: the settled ones (see [`Known`]) are skipped, and the
+    /// rest must have the remembered lengths (the caller makes sure the
+    /// bytes are the ones recorded). `None` when the pieces do not line up,
+    /// or the counter cannot split a text this way; count it whole then.
     ///
     /// The text is cut at span starts into one range per thread, counted in
     /// parallel; each range's pieces must end exactly where the next range

@@ -11,11 +11,24 @@
 //! other piece is counted. The result is the payload's count, whatever the
 //! per-entry argument of [`crate::envelope`] says; when a part's pieces do
 //! not line up, there is no result and the caller counts the payload in full.
+//!
+//! An engine that can say how far past each piece its split read (the
+//! built-in one: its DFA walk stops at a byte it has read) lets the
+//! recount skip a part's *settled* pieces without splitting them again: a
+//! piece's end depends only on the bytes its split read, so pieces that
+//! start at the part's first byte and read nothing past the part's last
+//! remembered byte are the payload's own pieces wherever those bytes are
+//! (by induction from the part's start, where the payload's split must
+//! arrive on its own). Only the pieces after them, and the text between
+//! parts, are split again.
 
 use super::Engine;
 
 /// The pieces a part of a text was split into, from its first byte, and
-/// their tokens.
+/// their tokens; and how many of them are *settled*: split without reading
+/// past the part's last remembered byte, so that they are the pieces of any
+/// text that has the part's bytes where a piece starts (see the module
+/// documentation).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Known {
     /// The bytes the pieces cover.
@@ -25,6 +38,11 @@ pub struct Known {
     /// Each piece's length in bytes: one byte below 255, else 255 and four
     /// bytes (little-endian).
     lengths: Box<[u8]>,
+    /// The settled pieces (see the module documentation): the bytes they
+    /// cover, and where the lengths of the pieces after them start in
+    /// `lengths`.
+    settled: usize,
+    settled_lengths: usize,
 }
 
 impl Known {
@@ -73,12 +91,30 @@ pub(crate) enum Visitor<'v, 'a> {
     Match(&'v mut Matcher<'a>),
 }
 
+/// [`Visitor::piece_read`]'s `beyond` when the split may have looked at
+/// anything after the piece, up to the end of the text.
+pub(crate) const UNKNOWN: usize = usize::MAX;
+
 impl Visitor<'_, '_> {
-    /// The next piece, whose tokens `count` gives; false to stop.
+    /// The next piece, whose tokens `count` gives; false to stop. The split
+    /// may have read anything after the piece.
     #[inline]
     pub(crate) fn piece(&mut self, piece: &str, count: impl FnOnce(&str) -> usize) -> bool {
+        self.piece_read(piece, UNKNOWN, count)
+    }
+
+    /// The next piece, whose end the split decided from its bytes and the
+    /// `beyond` bytes after it ([`UNKNOWN`] when it read to the end of the
+    /// text, where what follows the text could change the piece).
+    #[inline]
+    pub(crate) fn piece_read(
+        &mut self,
+        piece: &str,
+        beyond: usize,
+        count: impl FnOnce(&str) -> usize,
+    ) -> bool {
         match self {
-            Visitor::Record(recorder) => recorder.piece(piece, count),
+            Visitor::Record(recorder) => recorder.piece(piece, beyond, count),
             Visitor::Match(matcher) => matcher.piece(piece, count),
         }
     }
@@ -107,10 +143,17 @@ pub(crate) fn count_with_known(
     spans: &[(usize, &Known)],
 ) -> Option<usize> {
     let mut matcher = Matcher::new(spans, from, to);
-    engine
-        .walk(text, from, Visitor::Match(&mut matcher))
-        .then(|| matcher.finish())
-        .flatten()
+    let mut at = from;
+    loop {
+        if !engine.walk(text, at, Visitor::Match(&mut matcher)) {
+            return None;
+        }
+        // A part's settled pieces were skipped: split again after them.
+        match matcher.resume.take() {
+            Some(resume) => at = resume,
+            None => return matcher.finish(),
+        }
+    }
 }
 
 /// Counts the pieces of a text, in order, up to the piece that holds byte
@@ -124,6 +167,17 @@ pub(crate) struct Recorder {
     tokens: usize,
     lengths: Vec<u8>,
     aligned: bool,
+    /// The furthest byte any remembered piece's split read (exclusive),
+    /// [`UNKNOWN`] once one read to the end of the text.
+    read: usize,
+    /// The last piece end known to be settled: `(end, lengths.len())`.
+    settled: (usize, usize),
+    /// A later piece end, settled if the part ends at or after `read`:
+    /// `(end, read, lengths.len())`. One is enough: a piece's split reads
+    /// at least one byte past it, and usually no further, so the piece
+    /// before the last one is settled by the time the last one ends (when
+    /// not, the later end is not remembered, which only settles less).
+    pending: Option<(usize, usize, usize)>,
 }
 
 impl Recorder {
@@ -136,28 +190,50 @@ impl Recorder {
             tokens: 0,
             lengths: Vec::new(),
             aligned: true,
+            read: 0,
+            settled: (from, 0),
+            pending: None,
+        }
+    }
+
+    /// Settles the pending piece end if its split read nothing past `end`;
+    /// true when nothing is pending any more.
+    #[inline]
+    fn settle(&mut self, end: usize) -> bool {
+        match self.pending {
+            Some((at, read, lengths)) if read <= end => {
+                self.settled = (at, lengths);
+                self.pending = None;
+                true
+            }
+            Some(_) => false,
+            None => true,
         }
     }
 
     /// The tokens before `from` and the pieces from `from` on; `None` when
     /// `from` is not where a piece starts.
-    pub(crate) fn finish(self) -> Option<(usize, Known)> {
+    pub(crate) fn finish(mut self) -> Option<(usize, Known)> {
         if !self.aligned || self.position < self.from {
             return None;
         }
+        self.settle(self.position);
         Some((
             self.before,
             Known {
                 len: self.position - self.from,
                 tokens: self.tokens,
                 lengths: self.lengths.into_boxed_slice(),
+                settled: self.settled.0 - self.from,
+                settled_lengths: self.settled.1,
             },
         ))
     }
 
-    /// The next piece, counted with `count`; false to stop.
+    /// The next piece, counted with `count`, its split having read `beyond`
+    /// bytes after it; false to stop.
     #[inline]
-    fn piece(&mut self, piece: &str, count: impl FnOnce(&str) -> usize) -> bool {
+    fn piece(&mut self, piece: &str, beyond: usize, count: impl FnOnce(&str) -> usize) -> bool {
         let start = self.position;
         let end = start + piece.len();
         if end > self.stop_at {
@@ -173,6 +249,10 @@ impl Recorder {
         } else {
             self.tokens += count(piece);
             push_length(&mut self.lengths, piece.len());
+            self.read = self.read.max(end.saturating_add(beyond));
+            if self.read != UNKNOWN && self.settle(end) {
+                self.pending = Some((end, self.read, self.lengths.len()));
+            }
         }
         true
     }
@@ -190,6 +270,8 @@ pub(crate) struct Matcher<'a> {
     /// The remembered lengths still to be met inside the current part.
     rest: &'a [u8],
     aligned: bool,
+    /// Where the split must start again, after a part's settled pieces.
+    resume: Option<usize>,
 }
 
 impl<'a> Matcher<'a> {
@@ -203,6 +285,7 @@ impl<'a> Matcher<'a> {
             total: 0,
             rest: &[],
             aligned: true,
+            resume: None,
         }
     }
 
@@ -228,8 +311,16 @@ impl<'a> Matcher<'a> {
             match self.spans.get(self.next) {
                 Some(&(at, known)) if at == start => {
                     self.total += known.tokens;
-                    self.rest = &known.lengths;
                     self.next += 1;
+                    if known.settled > 0 {
+                        // This piece starts the settled ones: the split
+                        // goes on after them.
+                        self.position = at + known.settled;
+                        self.rest = &known.lengths[known.settled_lengths..];
+                        self.resume = Some(self.position);
+                        return false;
+                    }
+                    self.rest = &known.lengths;
                 }
                 Some(&(at, _)) if at < start => {
                     // A part starts inside this piece.
@@ -284,6 +375,98 @@ mod tests {
         // Recording stops before the piece that holds `stop_at`.
         let (before, known) = counter.record("ab cd ef", 2, 6).unwrap();
         assert_eq!((before, known.len(), known.tokens()), (1, 3, 1));
+    }
+
+    #[test]
+    fn settled_pieces_end_before_what_the_split_read_past_the_part() {
+        let counter = Counter::new(Encoding::Cl100kBase);
+        // "hello" | " world" | "  ": the split of " world" read one space
+        // past it, inside the text; the final spaces were split by reading
+        // to the end, where what follows could change them.
+        let (_, known) = counter.record("hello world  ", 0, usize::MAX).unwrap();
+        assert_eq!((known.len, known.settled), (13, 11));
+        assert_eq!(
+            pop_length(&known.lengths[known.settled_lengths..])
+                .unwrap()
+                .0,
+            2
+        );
+        // A text that is one piece settles nothing.
+        let (_, known) = counter.record("hello", 0, usize::MAX).unwrap();
+        assert_eq!(known.settled, 0);
+    }
+
+    /// Parts recorded alone, then met in payloads where what follows each
+    /// part changes how its last pieces split: the recount skips only the
+    /// settled pieces and is the reference count every time it answers.
+    #[test]
+    fn recounts_that_skip_settled_pieces_are_exact_at_every_junction() {
+        let parts = [
+            "fn main() {\n    x\n}",
+            "words and more words   ",
+            "trailing spaces  \n\n",
+            "digits 12345",
+            "it's",
+            "it'",
+            "line\r\n",
+            "<<<>>>",
+            "über café",
+            "日本語",
+            "a",
+            " ",
+        ];
+        let glues = ["", " ", "s", "LL more", "\n", "  x", "678", "!?", "é", ">"];
+        let mut answered = 0;
+        let mut skipped = 0;
+        for encoding in [
+            Encoding::Cl100kBase,
+            Encoding::O200kBase,
+            Encoding::R50kBase,
+        ] {
+            let counter = Counter::new(encoding);
+            let recorded: Vec<Known> = parts
+                .iter()
+                .map(|part| counter.record(part, 0, usize::MAX).unwrap().1)
+                .collect();
+            for (a, first) in parts.iter().enumerate() {
+                for (b, second) in parts.iter().enumerate() {
+                    for glue in glues {
+                        let mut text = String::from(glue);
+                        let at_a = text.len();
+                        text.push_str(first);
+                        text.push_str(glue);
+                        let at_b = text.len();
+                        text.push_str(second);
+                        text.push_str(glue);
+                        let spans = [(at_a, &recorded[a]), (at_b, &recorded[b])];
+                        let expected = reference(encoding).encode_ordinary(&text).len();
+                        let mut matcher = Matcher::new(&spans, 0, text.len());
+                        let mut at = 0;
+                        let mut resumed = 0;
+                        let counted = loop {
+                            counter.engine.walk(&text, at, Visitor::Match(&mut matcher));
+                            match matcher.resume.take() {
+                                Some(resume) => {
+                                    at = resume;
+                                    resumed += 1;
+                                }
+                                None => break matcher.finish(),
+                            }
+                        };
+                        if let Some(counted) = counted {
+                            assert_eq!(counted, expected, "{encoding} {text:?}");
+                            answered += 1;
+                            skipped += resumed;
+                        }
+                        assert_eq!(counter.count_with_known(&text, &spans), counted);
+                    }
+                }
+            }
+        }
+        // Many junctions line up (a glue that joins the part's first piece
+        // does not), and settled pieces were skipped.
+        assert!(answered > 600, "{answered}");
+        assert!(skipped > answered, "{skipped} of {answered}");
     }
 
     #[test]

@@ -13,7 +13,7 @@ use regex_automata::nfa::thompson;
 use regex_automata::util::start;
 use regex_automata::{Anchored, MatchKind};
 
-use super::known::Visitor;
+use super::known::{UNKNOWN, Visitor};
 use super::{Encoding, Engine, Splitting};
 use crate::tokens::bpe::{Pieces, count_ranked, with_state};
 use vocabulary::Vocabulary;
@@ -168,15 +168,22 @@ impl Builtin {
     }
 
     /// Calls `each` with every piece of `text`, in order, as tiktoken's
-    /// pre-tokenizer splits it; stops early when `each` returns false.
-    fn for_each_piece(&self, cache: &mut Cache, text: &str, mut each: impl FnMut(&str) -> bool) {
+    /// pre-tokenizer splits it, and how many bytes after the piece the
+    /// split read to end it ([`UNKNOWN`] when it read to the end of the
+    /// text); stops early when `each` returns false.
+    fn for_each_piece(
+        &self,
+        cache: &mut Cache,
+        text: &str,
+        mut each: impl FnMut(&str, usize) -> bool,
+    ) {
         let mut start = 0;
         while start < text.len() {
-            let Some((found, pattern)) = self.piece_end(cache, text.as_bytes(), start) else {
+            let Some((found, pattern, read)) = self.piece_end(cache, text.as_bytes(), start) else {
                 // Every character matches `\s+` or one of the other
                 // alternatives, so this cannot happen; count the rest as
                 // one piece rather than drop it.
-                each(&text[start..]);
+                each(&text[start..], UNKNOWN);
                 return;
             };
             let mut end = found;
@@ -188,21 +195,29 @@ impl Builtin {
                     .map_or(0, char::len_utf8);
                 end -= last;
             }
-            if !each(&text[start..end]) {
+            let beyond = read.map_or(UNKNOWN, |read| read - end);
+            if !each(&text[start..end], beyond) {
                 return;
             }
             start = end;
         }
     }
 
-    /// The end of the leftmost-first match anchored at `start`, and the
-    /// index of its pattern: the lazy DFA walked byte by byte (an anchored
+    /// The end of the leftmost-first match anchored at `start`, the index
+    /// of its pattern, and the end of the bytes read to find it (`None`
+    /// when the walk read to the end of the text): the lazy DFA walked byte
+    /// by byte (an anchored
     /// search with no look-behind starts in the same state for every
     /// piece; a match is seen one byte late, and the walk stops at the dead
     /// state that follows the preferred match). Pieces are a few bytes, so
     /// this short loop costs less than a general search's set-up per piece.
     #[inline]
-    fn piece_end(&self, cache: &mut Cache, text: &[u8], start: usize) -> Option<(usize, usize)> {
+    fn piece_end(
+        &self,
+        cache: &mut Cache,
+        text: &[u8],
+        start: usize,
+    ) -> Option<(usize, usize, Option<usize>)> {
         // A lazy DFA gives up only when configured to (a cache budget or
         // quit bytes, set for Unicode word boundaries); this one is not.
         const NEVER: &str = "the split DFA never gives up";
@@ -216,7 +231,7 @@ impl Builtin {
                     let pattern = self.regex.match_pattern(cache, state, 0);
                     found = Some((at, pattern.as_usize()));
                 } else if state.is_dead() {
-                    return found;
+                    return found.map(|(end, pattern)| (end, pattern, Some(at + 1)));
                 }
             }
         }
@@ -225,7 +240,7 @@ impl Builtin {
             let pattern = self.regex.match_pattern(cache, state, 0);
             found = Some((text.len(), pattern.as_usize()));
         }
-        found
+        found.map(|(end, pattern)| (end, pattern, None))
     }
 }
 
@@ -233,7 +248,7 @@ impl Engine for Builtin {
     fn count(&self, text: &str) -> usize {
         self.with_state(|cache, pieces| {
             let mut count = 0;
-            self.for_each_piece(cache, text, |piece| {
+            self.for_each_piece(cache, text, |piece, _| {
                 count += pieces.tokens(piece, |piece| self.count_piece(piece));
                 true
             });
@@ -245,7 +260,7 @@ impl Engine for Builtin {
         self.with_state(|cache, pieces| {
             let mut count = 0;
             let mut start = 0;
-            self.for_each_piece(cache, text, |piece| {
+            self.for_each_piece(cache, text, |piece, _| {
                 let end = start + piece.len();
                 if end > offset {
                     return false;
@@ -267,8 +282,8 @@ impl Engine for Builtin {
             return false;
         };
         self.with_state(|cache, pieces| {
-            self.for_each_piece(cache, rest, |piece| {
-                visit.piece(piece, |piece| {
+            self.for_each_piece(cache, rest, |piece, beyond| {
+                visit.piece_read(piece, beyond, |piece| {
                     pieces.tokens(piece, |piece| self.count_piece(piece))
                 })
             });
@@ -345,7 +360,7 @@ mod tests {
             for seed in 100..106 {
                 let text = varied_text(seed, 20_000);
                 engine.with_state(|cache, _| {
-                    engine.for_each_piece(cache, &text, |piece| {
+                    engine.for_each_piece(cache, &text, |piece, _| {
                         let piece = piece.as_bytes();
                         let count = count_ranked(vocabulary, piece);
                         assert_eq!(long.count(piece), count, "{encoding} {piece:?}");
