@@ -89,7 +89,7 @@
 use std::str::FromStr;
 
 use crate::fixture::Document;
-use crate::tokens::{Counter, Known};
+use crate::tokens::{Counter, Known, Shared, Skip};
 
 mod json;
 mod markdown;
@@ -121,16 +121,47 @@ pub(crate) trait Layout: Sync {
     fn more(&self, more: usize) -> String;
     /// A document's entry as stored (without what [`Cut`] says precedes
     /// it): `content` is its own or an excerpt's, with the excerpt's label.
+    /// The layout notes in `verbatim`, in order, the stretches of `content`
+    /// it copies byte for byte (noting fewer only costs counting time).
     fn document(
         &self,
         document: &Document,
         content: &str,
         excerpt: Option<&ExcerptLabel>,
+        verbatim: &mut Vec<Verbatim>,
     ) -> String;
     /// An omitted document's entry in the note.
     fn omitted(&self, document: &Document) -> String;
     /// Where the count of an envelope splits between entries.
     fn cut(&self) -> Cut;
+}
+
+/// A stretch of a document's content that its entry holds byte for byte:
+/// the content's own pieces there are the entry's (see
+/// [`crate::tokens::Counter::record_verbatim`]), so the content's count
+/// reuses them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Verbatim {
+    /// Where the stretch starts in the content.
+    pub content: usize,
+    /// Where it starts in the entry.
+    pub entry: usize,
+    /// Its length in bytes.
+    pub len: usize,
+}
+
+impl Verbatim {
+    /// Notes that `out` is about to receive `len` bytes of the content
+    /// from `content` on.
+    pub(crate) fn note(verbatim: &mut Vec<Verbatim>, out: &str, content: usize, len: usize) {
+        if len > 0 {
+            verbatim.push(Verbatim {
+                content,
+                entry: out.len(),
+                len,
+            });
+        }
+    }
 }
 
 /// Where a layout's entries are cut for counting.
@@ -386,7 +417,47 @@ impl Entries {
         content: &str,
         excerpt: Option<&ExcerptLabel>,
     ) -> Entry {
-        let text = self.envelope.layout().document(document, content, excerpt);
+        self.write(document, content, excerpt, false).0
+    }
+
+    /// A document's entry with its own content, and the content's count
+    /// alone (its `contentTokens`): the pieces the entry shares with the
+    /// content byte for byte are not split a second time.
+    pub fn document_and_count(&self, document: &Document) -> (Entry, usize) {
+        let content = &document.content;
+        let (entry, skips) = self.write(document, content, None, true);
+        let tokens = self.counter.count_skipping(content, &skips);
+        (entry, tokens)
+    }
+
+    /// A document's entry and, when `share`, the pieces its content is
+    /// sure to have (see [`Counter::record_shared`]).
+    fn write(
+        &self,
+        document: &Document,
+        content: &str,
+        excerpt: Option<&ExcerptLabel>,
+        share: bool,
+    ) -> (Entry, Vec<Skip>) {
+        let mut verbatim = Vec::new();
+        let text = self
+            .envelope
+            .layout()
+            .document(document, content, excerpt, &mut verbatim);
+        // Where the stretches lie in the text the entry is recorded in.
+        let shared = |shift: usize| -> Vec<Shared> {
+            if !share {
+                return Vec::new();
+            }
+            verbatim
+                .iter()
+                .map(|v| Shared {
+                    here: shift + v.entry,
+                    there: v.content,
+                    len: v.len,
+                })
+                .collect()
+        };
         let endings: &[Ending] = if self.note_max.is_some() {
             &[Ending::NoneOmitted, Ending::Listed, Ending::MoreOnly]
         } else {
@@ -394,17 +465,17 @@ impl Entries {
         };
         let shape = self.envelope.shape();
         let mut ends = [0; 4];
-        let (next, known) = match self.envelope.cut() {
+        let (next, known, skips) = match self.envelope.cut() {
             Cut::FinalRun => {
-                let split = JsonSplit::new(&text, &self.counter, shape.join);
+                let (split, skips) = JsonSplit::new(&text, &self.counter, shape.join, &shared(0));
                 for &ending in endings {
                     ends[ending as usize] =
                         split.followed_by(&text, &self.counter, shape.endings[ending as usize]);
                 }
-                (split.next, split.known)
+                (split.next, split.known, skips)
             }
             Cut::Newline { position } => {
-                let (alone, known) = match position {
+                let (alone, known, skips) = match position {
                     // Counted at position 1; `Envelopes::position_tokens`
                     // adds what other positions cost beyond that.
                     Some(start) => {
@@ -413,27 +484,31 @@ impl Entries {
                         full.push('1');
                         let from = full.len();
                         full.push_str(&text);
-                        match self.counter.record(&full, from, usize::MAX) {
-                            Some((before, known)) => (before + known.tokens(), known),
-                            None => (self.counter.count(&full), Known::default()),
+                        match self
+                            .counter
+                            .record_shared(&full, from, usize::MAX, &shared(from))
+                        {
+                            Some((before, known, skips)) => (before + known.tokens(), known, skips),
+                            None => (self.counter.count(&full), Known::default(), Vec::new()),
                         }
                     }
-                    None => match self.counter.record(&text, 0, usize::MAX) {
-                        Some((_, known)) => (known.tokens(), known),
-                        None => (self.counter.count(&text), Known::default()),
+                    None => match self.counter.record_shared(&text, 0, usize::MAX, &shared(0)) {
+                        Some((_, known, skips)) => (known.tokens(), known, skips),
+                        None => (self.counter.count(&text), Known::default(), Vec::new()),
                     },
                 };
                 for &ending in endings {
                     ends[ending as usize] = alone + self.ending_tokens[ending as usize];
                 }
-                (alone, known)
+                (alone, known, skips)
             }
         };
-        Entry {
+        let entry = Entry {
             text,
             counts: EntryCounts { next, ends },
             known,
-        }
+        };
+        (entry, skips)
     }
 
     /// An omitted document's entry in the note.
@@ -442,7 +517,7 @@ impl Entries {
         let shape = self.envelope.shape();
         let (next, ends, known) = match self.envelope.cut() {
             Cut::FinalRun => {
-                let split = JsonSplit::new(&text, &self.counter, shape.omitted_join);
+                let (split, _) = JsonSplit::new(&text, &self.counter, shape.omitted_join, &[]);
                 let ends = [shape.list_end, shape.more_join]
                     .map(|ending| split.followed_by(&text, &self.counter, ending));
                 (split.next, ends, split.known)
@@ -477,26 +552,31 @@ struct JsonSplit {
 }
 
 impl JsonSplit {
-    fn new(text: &str, counter: &Counter, join: &str) -> JsonSplit {
+    /// The split of `text` followed by `join`, and the pieces the `shared`
+    /// stretches give another text (see [`Counter::record_shared`]).
+    fn new(text: &str, counter: &Counter, join: &str, shared: &[Shared]) -> (JsonSplit, Vec<Skip>) {
         let mut joined = String::with_capacity(text.len() + join.len());
         joined.push_str(text);
         joined.push_str(join);
         // The final `}` is the last byte of the entry.
-        let (stable, tail_start, known) = match counter.record(&joined, 0, text.len() - 1) {
-            Some((_, known)) => (known.tokens(), known.len(), known),
-            None => {
-                let (stable, tail_start) = counter.count_before_piece_at(&joined, text.len() - 1);
-                (stable, tail_start, Known::default())
-            }
-        };
+        let (stable, tail_start, known, skips) =
+            match counter.record_shared(&joined, 0, text.len() - 1, shared) {
+                Some((_, known, skips)) => (known.tokens(), known.len(), known, skips),
+                None => {
+                    let (stable, tail_start) =
+                        counter.count_before_piece_at(&joined, text.len() - 1);
+                    (stable, tail_start, Known::default(), Vec::new())
+                }
+            };
         // `joined[tail_start..]` is already the tail followed by the join.
         let next = stable + counter.count(&joined[tail_start..]);
-        JsonSplit {
+        let split = JsonSplit {
             stable,
             tail_start,
             next,
             known,
-        }
+        };
+        (split, skips)
     }
 
     fn followed_by(&self, text: &str, counter: &Counter, ending: &str) -> usize {
@@ -1044,6 +1124,51 @@ mod tests {
             .len()
     }
 
+    /// A document's content count, which reuses the pieces its entry
+    /// shares with it, is the reference count of the content, in every
+    /// layout and with junctions that change pieces at every stretch's edge
+    /// (escapes, `</document_content`, spaces and newlines before them).
+    #[test]
+    fn content_counts_that_reuse_the_entrys_pieces_are_exact() {
+        let mut contents: Vec<String> = [
+            "fn main() {\n    let x = \"quoted  \";\n\t\ttabs and words   \n}\n",
+            "plain words of text that run on for a while without any escape",
+            "before </document_content> after, and spaces   </document_content",
+            "trailing spaces and a backslash   \\   ",
+            "\u{1}control\u{1f} \u{7f} é 日本語 \r\n\r\n  end",
+            "```\ncode fence inside\n````\n",
+        ]
+        .map(String::from)
+        .to_vec();
+        for seed in 0..12 {
+            contents.push(crate::tokens::tests::varied_text(seed, 600));
+        }
+        let mut skipped = 0;
+        for encoding in [
+            Encoding::Cl100kBase,
+            Encoding::O200kBase,
+            Encoding::R50kBase,
+        ] {
+            let counter = Counter::new(encoding);
+            for envelope in Envelope::ALL {
+                let entries = Entries::new(envelope, counter, Some(3));
+                for (index, content) in contents.iter().enumerate() {
+                    let document = document(index, &format!("d{index}"), content);
+                    let (entry, tokens) = entries.document_and_count(&document);
+                    assert_eq!(
+                        tokens,
+                        reference(encoding, content),
+                        "{encoding} {envelope} {content:?}"
+                    );
+                    let (alone, skips) = entries.write(&document, content, None, true);
+                    assert_eq!(alone.text, entry.text);
+                    skipped += skips.len();
+                }
+            }
+        }
+        assert!(skipped > 100, "{skipped}");
+    }
+
     #[test]
     fn serializes_the_exact_json_shape_and_escapes() {
         let doc = document(0, "a\"b", "line\n\ttab \u{1} \\ \u{7f} é \u{2028}");
@@ -1067,9 +1192,13 @@ mod tests {
             of_chars: 1234,
         };
         let doc = document(0, "a", "x");
-        assert!(json::Json.document(&doc, "x", Some(&label)).ends_with(
-            r#""content":"x","excerpt":{"query":"q","lines":"1-2,5-9","ofChars":1234}}"#
-        ));
+        assert!(
+            json::Json
+                .document(&doc, "x", Some(&label), &mut Vec::new())
+                .ends_with(
+                    r#""content":"x","excerpt":{"query":"q","lines":"1-2,5-9","ofChars":1234}}"#
+                )
+        );
     }
 
     #[test]
@@ -1165,7 +1294,7 @@ mod tests {
             lines: "1-2".into(),
             of_chars: 99,
         };
-        assert!(xml::Xml.document(&documents[1], "e", Some(&label)).starts_with(
+        assert!(xml::Xml.document(&documents[1], "e", Some(&label), &mut Vec::new()).starts_with(
             "\" id=\"b\" excerpt_query=\"q &quot;x&quot; &lt;y&gt;\" excerpt_lines=\"1-2\" excerpt_of_chars=\"99\">\n"
         ));
     }

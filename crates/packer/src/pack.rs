@@ -333,8 +333,7 @@ fn plan_counting(
     let counted: Vec<(usize, Entry, Option<Entry>)> = documents
         .par_iter()
         .map(|document| {
-            let content = counter.count(&document.content);
-            let entry = maker.document(document, &document.content, None);
+            let (entry, content) = maker.document_and_count(document);
             let omitted = notes.then(|| maker.omitted(document));
             (content, entry, omitted)
         })

@@ -45,6 +45,7 @@ mod tiktoken;
 pub use file::Tokenizer;
 pub use known::Known;
 use known::Visitor;
+pub(crate) use known::{Shared, Skip};
 
 /// A tiktoken encoding packer can count with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -324,6 +325,33 @@ impl Counter {
     /// would change).
     pub fn record(&self, text: &str, from: usize, stop_at: usize) -> Option<(usize, Known)> {
         known::record(self.engine, text, from, stop_at)
+    }
+
+    /// [`Counter::record`], also noting the pieces that another text, which
+    /// holds the `shared` stretches of `text` (in order, not overlapping),
+    /// is sure to have there: for each stretch, from the first piece that
+    /// starts in it, the pieces split without reading past it (see
+    /// [`Counter::count_skipping`]).
+    pub(crate) fn record_shared(
+        &self,
+        text: &str,
+        from: usize,
+        stop_at: usize,
+        shared: &[Shared],
+    ) -> Option<(usize, Known, Vec<Skip>)> {
+        known::record_shared(self.engine, text, from, stop_at, shared)
+    }
+
+    /// The exact count of `text`, where `skips` are pieces of it noted by
+    /// [`Counter::record_shared`]: wherever the split of `text` arrives at
+    /// a skip's first byte, the skip's tokens stand for its pieces, which
+    /// are not split again (each was split reading only bytes that `text`
+    /// has there). A skip the split does not arrive at is split as usual.
+    pub(crate) fn count_skipping(&self, text: &str, skips: &[Skip]) -> usize {
+        if skips.is_empty() {
+            return self.count(text);
+        }
+        known::count_skipping(self.engine, text, skips).unwrap_or_else(|| self.count(text))
     }
 
     /// The exact count of `text`, which holds, at each `(start, known)` of

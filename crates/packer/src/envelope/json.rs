@@ -4,7 +4,7 @@
 //! is stored from its `id` key on, and the `{"` before the key belongs to
 //! what precedes it (`{"documents":[{"`, `,{"`, `],"omitted":[{"`).
 
-use super::{Cut, ExcerptLabel, Layout, OMITTED_REASON, Shape};
+use super::{Cut, ExcerptLabel, Layout, OMITTED_REASON, Shape, Verbatim};
 use crate::fixture::Document;
 
 /// Compact JSON (SPEC §2), the default.
@@ -41,6 +41,7 @@ impl Layout for Json {
         document: &Document,
         content: &str,
         excerpt: Option<&ExcerptLabel>,
+        verbatim: &mut Vec<Verbatim>,
     ) -> String {
         let mut out = String::with_capacity(content.len() + document.id.len() * 2 + 64);
         out.push_str(r#"id":"#);
@@ -49,7 +50,7 @@ impl Layout for Json {
         out.push_str(r#","format":""#);
         out.push_str(document.format.name());
         out.push_str(r#"","content":"#);
-        push_string(&mut out, content);
+        push_content(&mut out, content, verbatim);
         if let Some(excerpt) = excerpt {
             out.push_str(r#","excerpt":{"query":"#);
             push_string(&mut out, &excerpt.query);
@@ -113,4 +114,98 @@ fn push_source(out: &mut String, document: &Document) {
 pub(super) fn push_string(out: &mut String, value: &str) {
     // Serializing a &str into a String cannot fail.
     out.push_str(&serde_json::to_string(value).unwrap_or_default());
+}
+
+/// [`push_string`] for a document's content, noting the stretches copied
+/// unescaped. Escapes like `serde_json`: `"` and `\\` with a backslash,
+/// the control characters with a short escape where JSON has one and
+/// `\u00xx` (lowercase hexadecimal) otherwise, nothing else.
+fn push_content(out: &mut String, content: &str, verbatim: &mut Vec<Verbatim>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(content.len() + 2);
+    out.push('"');
+    // Whether a byte is escaped: `"`, `\\` and the control characters.
+    const ESCAPED: [bool; 256] = {
+        let mut escaped = [false; 256];
+        let mut byte = 0;
+        while byte < 0x20 {
+            escaped[byte] = true;
+            byte += 1;
+        }
+        escaped[b'"' as usize] = true;
+        escaped[b'\\' as usize] = true;
+        escaped
+    };
+    let bytes = content.as_bytes();
+    let mut copied = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        if !ESCAPED[usize::from(byte)] {
+            at += 1;
+            continue;
+        }
+        let escape = match byte {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            _ => "",
+        };
+        Verbatim::note(verbatim, out, copied, at - copied);
+        out.push_str(&content[copied..at]);
+        if escape.is_empty() {
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(byte >> 4)]));
+            out.push(char::from(HEX[usize::from(byte & 0xf)]));
+        } else {
+            out.push_str(escape);
+        }
+        at += 1;
+        copied = at;
+    }
+    Verbatim::note(verbatim, out, copied, content.len() - copied);
+    out.push_str(&content[copied..]);
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The content is escaped exactly as `serde_json` escapes a string, and
+    /// every noted stretch is the content's bytes.
+    #[test]
+    fn content_is_escaped_like_serde_json_and_stretches_are_copies() {
+        let mut samples: Vec<String> = (0u8..=0x7f).map(|b| char::from(b).to_string()).collect();
+        samples.extend(
+            [
+                "",
+                "plain",
+                "line one\nline \"two\"\t\\ end\r\n",
+                "\u{0}\u{1f}\u{7f}é日本\u{2028}",
+                "\"\"\"",
+                "trailing\\",
+            ]
+            .map(String::from),
+        );
+        for content in &samples {
+            let mut out = String::from("x");
+            let mut verbatim = Vec::new();
+            push_content(&mut out, content, &mut verbatim);
+            let mut expected = String::from("x");
+            push_string(&mut expected, content);
+            assert_eq!(out, expected, "{content:?}");
+            for stretch in &verbatim {
+                assert!(stretch.len > 0);
+                assert_eq!(
+                    &out[stretch.entry..stretch.entry + stretch.len],
+                    &content[stretch.content..stretch.content + stretch.len]
+                );
+            }
+        }
+    }
 }

@@ -27,7 +27,7 @@
 //! followed by `#` or `-` (see [`super`]): no blank line sits at a cut,
 //! because a run of newlines is split differently when it ends the text.
 
-use super::{Cut, ExcerptLabel, Layout, Shape};
+use super::{Cut, ExcerptLabel, Layout, Shape, Verbatim};
 use crate::fixture::Document;
 
 /// A heading and a fenced block per document (SPEC §2.1).
@@ -61,6 +61,7 @@ impl Layout for Markdown {
         document: &Document,
         content: &str,
         excerpt: Option<&ExcerptLabel>,
+        verbatim: &mut Vec<Verbatim>,
     ) -> String {
         let fence = "`".repeat(fence(content));
         let mut out = String::with_capacity(content.len() + document.id.len() * 2 + 96);
@@ -84,6 +85,7 @@ impl Layout for Markdown {
         out.push_str(&fence);
         out.push_str(document.format.name());
         out.push('\n');
+        Verbatim::note(verbatim, &out, 0, content.len());
         out.push_str(content);
         out.push('\n');
         out.push_str(&fence);

@@ -7,7 +7,7 @@
 //! (`="` before it and `"` after it are punctuation runs that stop at a
 //! digit and at a space), so its tokens are counted apart.
 
-use super::{Cut, ExcerptLabel, Layout, OMITTED_REASON, Shape};
+use super::{Cut, ExcerptLabel, Layout, OMITTED_REASON, Shape, Verbatim};
 use crate::fixture::Document;
 
 /// `<document>` elements (SPEC §2.1).
@@ -45,6 +45,7 @@ impl Layout for Xml {
         document: &Document,
         content: &str,
         excerpt: Option<&ExcerptLabel>,
+        verbatim: &mut Vec<Verbatim>,
     ) -> String {
         let mut out = String::with_capacity(content.len() + document.id.len() * 2 + 128);
         out.push_str("\" id=\"");
@@ -68,10 +69,12 @@ impl Layout for Xml {
         out.push_str("<document_content>\n");
         let mut rest = content;
         while let Some(at) = rest.find("</document_content") {
+            Verbatim::note(verbatim, &out, content.len() - rest.len(), at);
             out.push_str(&rest[..at]);
             out.push_str("&lt;");
             rest = &rest[at + 1..];
         }
+        Verbatim::note(verbatim, &out, content.len() - rest.len(), rest.len());
         out.push_str(rest);
         out.push_str("\n</document_content>\n</document>\n");
         out

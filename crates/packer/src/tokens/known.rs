@@ -87,8 +87,9 @@ fn pop_length(lengths: &[u8]) -> Option<(usize, &[u8])> {
 /// What an engine's walk does with each piece: record an entry's pieces,
 /// or match a payload's pieces with remembered ones.
 pub(crate) enum Visitor<'v, 'a> {
-    Record(&'v mut Recorder),
+    Record(&'v mut Recorder<'a>),
     Match(&'v mut Matcher<'a>),
+    Skip(&'v mut Skipper<'a>),
 }
 
 /// [`Visitor::piece_read`]'s `beyond` when the split may have looked at
@@ -116,6 +117,7 @@ impl Visitor<'_, '_> {
         match self {
             Visitor::Record(recorder) => recorder.piece(piece, beyond, count),
             Visitor::Match(matcher) => matcher.piece(piece, count),
+            Visitor::Skip(skipper) => skipper.piece(piece, count),
         }
     }
 }
@@ -127,12 +129,73 @@ pub(crate) fn record(
     from: usize,
     stop_at: usize,
 ) -> Option<(usize, Known)> {
-    let mut recorder = Recorder::new(from, stop_at);
-    engine
-        .walk(text, 0, Visitor::Record(&mut recorder))
-        .then(|| recorder.finish())
-        .flatten()
+    record_shared(engine, text, from, stop_at, &[]).map(|(before, known, _)| (before, known))
 }
+
+/// [`crate::tokens::Counter::record_shared`] with `engine`.
+pub(crate) fn record_shared(
+    engine: &dyn Engine,
+    text: &str,
+    from: usize,
+    stop_at: usize,
+    shared: &[Shared],
+) -> Option<(usize, Known, Vec<Skip>)> {
+    let mut recorder = Recorder::new(from, stop_at, shared);
+    if !engine.walk(text, 0, Visitor::Record(&mut recorder)) {
+        return None;
+    }
+    let skips = std::mem::take(&mut recorder.skips);
+    recorder
+        .finish()
+        .map(|(before, known)| (before, known, skips))
+}
+
+/// [`crate::tokens::Counter::count_skipping`] with `engine`.
+pub(crate) fn count_skipping(engine: &dyn Engine, text: &str, skips: &[Skip]) -> Option<usize> {
+    let mut skipper = Skipper {
+        skips,
+        next: 0,
+        position: 0,
+        total: 0,
+        resume: None,
+    };
+    let mut at = 0;
+    loop {
+        if !engine.walk(text, at, Visitor::Skip(&mut skipper)) {
+            return None;
+        }
+        match skipper.resume.take() {
+            Some(resume) => at = resume,
+            None => return Some(skipper.total),
+        }
+    }
+}
+
+/// A stretch of a recorded text that another text holds byte for byte:
+/// `len` bytes from `here` in the recorded text, from `there` in the other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shared {
+    /// Where the stretch starts in the recorded text.
+    pub(crate) here: usize,
+    /// Where it starts in the other text.
+    pub(crate) there: usize,
+    /// Its length in bytes.
+    pub(crate) len: usize,
+}
+
+/// Pieces of a text that another text is known to have: wherever the other
+/// text's split arrives at byte `at`, its next `len` bytes are pieces
+/// worth `tokens`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Skip {
+    at: usize,
+    len: usize,
+    tokens: usize,
+}
+
+/// Stretches shorter than this are split again rather than skipped: a
+/// skip costs a fresh start of the split.
+const SKIP_AT_LEAST: usize = 12;
 
 /// One range of [`crate::tokens::Counter::count_with_known`] with `engine`.
 pub(crate) fn count_with_known(
@@ -159,7 +222,7 @@ pub(crate) fn count_with_known(
 /// Counts the pieces of a text, in order, up to the piece that holds byte
 /// `stop_at` (which is not counted), and remembers those from byte `from`
 /// on.
-pub(crate) struct Recorder {
+pub(crate) struct Recorder<'a> {
     from: usize,
     stop_at: usize,
     position: usize,
@@ -178,10 +241,25 @@ pub(crate) struct Recorder {
     /// before the last one is settled by the time the last one ends (when
     /// not, the later end is not remembered, which only settles less).
     pending: Option<(usize, usize, usize)>,
+    /// The stretches another text shares, in order, and the one the
+    /// pieces have reached.
+    shared: &'a [Shared],
+    stretch: usize,
+    /// The current stretch's start and end in the recorded text (both
+    /// `usize::MAX` past the last one).
+    here: usize,
+    here_end: usize,
+    /// In the current stretch: where its first piece starts and the tokens
+    /// before it, the end of its last settled piece and the tokens to
+    /// there, and whether a piece has failed to settle.
+    first: Option<(usize, usize)>,
+    last: Option<(usize, usize)>,
+    unsettled: bool,
+    skips: Vec<Skip>,
 }
 
-impl Recorder {
-    pub(crate) fn new(from: usize, stop_at: usize) -> Recorder {
+impl<'a> Recorder<'a> {
+    pub(crate) fn new(from: usize, stop_at: usize, shared: &'a [Shared]) -> Recorder<'a> {
         Recorder {
             from,
             stop_at,
@@ -193,7 +271,71 @@ impl Recorder {
             read: 0,
             settled: (from, 0),
             pending: None,
+            shared,
+            stretch: 0,
+            here: shared.first().map_or(usize::MAX, |stretch| stretch.here),
+            here_end: shared
+                .first()
+                .map_or(usize::MAX, |stretch| stretch.here + stretch.len),
+            first: None,
+            last: None,
+            unsettled: false,
+            skips: Vec::new(),
         }
+    }
+
+    /// Follows a remembered piece from `start` to `end`, split by reading
+    /// to `read`, with `before` tokens before it and `after` to its end,
+    /// through the shared stretches: a stretch's pieces, from the first that
+    /// starts in it, are pieces of the other text wherever that text's split
+    /// arrives there, as long as each was split reading only the stretch.
+    #[inline]
+    fn share(&mut self, start: usize, end: usize, read: usize, before: usize, after: usize) {
+        if start < self.here {
+            return;
+        }
+        while start >= self.here_end {
+            self.close_stretch();
+            self.stretch += 1;
+            let (here, len) = self
+                .shared
+                .get(self.stretch)
+                .map_or((usize::MAX, 0), |stretch| (stretch.here, stretch.len));
+            self.here = here;
+            self.here_end = here.saturating_add(len);
+            if start < self.here {
+                return;
+            }
+        }
+        if self.unsettled {
+            return;
+        }
+        if self.first.is_none() {
+            self.first = Some((start, before));
+        }
+        if end <= self.here_end && read <= self.here_end {
+            self.last = Some((end, after));
+        } else {
+            self.unsettled = true;
+        }
+    }
+
+    /// Keeps the current stretch's settled pieces as a skip, when long
+    /// enough to be worth one.
+    fn close_stretch(&mut self) {
+        if let (Some((start, before)), Some((end, after)), Some(stretch)) =
+            (self.first, self.last, self.shared.get(self.stretch))
+            && end - start >= SKIP_AT_LEAST
+        {
+            self.skips.push(Skip {
+                at: stretch.there + (start - stretch.here),
+                len: end - start,
+                tokens: after - before,
+            });
+        }
+        self.first = None;
+        self.last = None;
+        self.unsettled = false;
     }
 
     /// Settles the pending piece end if its split read nothing past `end`;
@@ -218,6 +360,7 @@ impl Recorder {
             return None;
         }
         self.settle(self.position);
+        self.close_stretch();
         Some((
             self.before,
             Known {
@@ -247,9 +390,12 @@ impl Recorder {
             self.aligned = false;
             return false;
         } else {
+            let before = self.tokens;
             self.tokens += count(piece);
             push_length(&mut self.lengths, piece.len());
-            self.read = self.read.max(end.saturating_add(beyond));
+            let read = end.saturating_add(beyond);
+            self.share(start, end, read, before, self.tokens);
+            self.read = self.read.max(read);
             if self.read != UNKNOWN && self.settle(end) {
                 self.pending = Some((end, self.read, self.lengths.len()));
             }
@@ -343,6 +489,42 @@ impl<'a> Matcher<'a> {
                 false
             }
         }
+    }
+}
+
+/// Counts a text, taking the tokens of [`Skip`]s wherever its split
+/// arrives at one.
+pub(crate) struct Skipper<'a> {
+    skips: &'a [Skip],
+    next: usize,
+    position: usize,
+    total: usize,
+    /// Where the split must start again, after a skip.
+    resume: Option<usize>,
+}
+
+impl Skipper<'_> {
+    /// The next piece, counted with `count` unless it starts a skip; false
+    /// to stop (to start again after the skip).
+    #[inline]
+    fn piece(&mut self, piece: &str, count: impl FnOnce(&str) -> usize) -> bool {
+        let start = self.position;
+        while let Some(skip) = self.skips.get(self.next) {
+            if skip.at > start {
+                break;
+            }
+            self.next += 1;
+            if skip.at == start {
+                self.total += skip.tokens;
+                self.position = start + skip.len;
+                self.resume = Some(self.position);
+                return false;
+            }
+            // The split did not arrive at this skip's start.
+        }
+        self.total += count(piece);
+        self.position += piece.len();
+        true
     }
 }
 

@@ -221,6 +221,50 @@ impl Builtin {
         // A lazy DFA gives up only when configured to (a cache budget or
         // quit bytes, set for Unicode word boundaries); this one is not.
         const NEVER: &str = "the split DFA never gives up";
+        // The pattern of the last match state is looked up once, after the
+        // walk: state ids hold until the cache is cleared, which a
+        // transition never taken before can do; then the walk is redone
+        // looking each match's pattern up on the spot.
+        let clears = cache.clear_count();
+        let anchored = start::Config::new().anchored(Anchored::Yes);
+        let mut state = self.regex.start_state(cache, &anchored).expect(NEVER);
+        let mut found = None;
+        let mut read = None;
+        for (at, &byte) in text.iter().enumerate().skip(start) {
+            state = self.regex.next_state(cache, state, byte).expect(NEVER);
+            if state.is_tagged() {
+                if state.is_match() {
+                    found = Some((at, state));
+                } else if state.is_dead() {
+                    read = Some(at + 1);
+                    break;
+                }
+            }
+        }
+        if read.is_none() {
+            state = self.regex.next_eoi_state(cache, state).expect(NEVER);
+            if state.is_match() {
+                found = Some((text.len(), state));
+            }
+        }
+        let (end, state) = found?;
+        if cache.clear_count() != clears {
+            return self.piece_end_looking_up(cache, text, start);
+        }
+        let pattern = self.regex.match_pattern(cache, state, 0).as_usize();
+        Some((end, pattern, read))
+    }
+
+    /// [`Builtin::piece_end`], looking each match's pattern up as it is
+    /// met (for a walk during which the cache was cleared).
+    #[cold]
+    fn piece_end_looking_up(
+        &self,
+        cache: &mut Cache,
+        text: &[u8],
+        start: usize,
+    ) -> Option<(usize, usize, Option<usize>)> {
+        const NEVER: &str = "the split DFA never gives up";
         let anchored = start::Config::new().anchored(Anchored::Yes);
         let mut state = self.regex.start_state(cache, &anchored).expect(NEVER);
         let mut found = None;
