@@ -207,6 +207,39 @@ impl<'a> Keep<'a> {
         }
     }
 
+    /// Elides every line that holds nothing but (part of) a comment: below
+    /// [`Detail::Full`] the comments inside kept declarations go too.
+    pub(crate) fn drop_comment_lines(&mut self, root: Node<'_>) {
+        let mut cursor = root.walk();
+        loop {
+            let node = cursor.node();
+            if is_comment(node) {
+                let (start, end) = (node.start_position(), node.end_position());
+                for row in start.row..=end_row(node) {
+                    if row >= self.rows.len() {
+                        break;
+                    }
+                    let line = self.line(row);
+                    let before = if row == start.row { line.get(..start.column) } else { Some("") };
+                    let after = if row == end.row { line.get(end.column..) } else { Some("") };
+                    if before.is_some_and(|text| text.trim().is_empty())
+                        && after.is_some_and(|text| text.trim().is_empty())
+                    {
+                        self.rows[row] = false;
+                    }
+                }
+            }
+            if !is_comment(node) && cursor.goto_first_child() {
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    return;
+                }
+            }
+        }
+    }
+
     /// The kept lines as ranges.
     pub(crate) fn ranges(&self) -> Vec<Range<usize>> {
         crate::lines::ranges(&self.rows)

@@ -145,6 +145,9 @@ fn kept_lines(
     let tree = parse::parse(&grammar, source)?;
     let mut keep = keep::Keep::new(source, detail, grammar);
     lang::walk(language, &mut keep, tree.root_node());
+    if detail != Detail::Full {
+        keep.drop_comment_lines(tree.root_node());
+    }
     keep.fill_short_gaps();
     Ok(Some(keep.ranges()))
 }

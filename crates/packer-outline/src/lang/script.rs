@@ -1,4 +1,233 @@
-//! TODO
-use crate::keep::Keep;
+//! JavaScript, TypeScript and TSX: imports and exports, function heads,
+//! classes with their fields and method signatures, interfaces, type
+//! aliases and enums whole, `const`/`let`/`var` up to their values (up to a
+//! function value's body), CommonJS assignments of functions and to
+//! `module.exports`, namespaces walked inside; comments right above a kept
+//! item give their first paragraph. Exported means under `export` (or
+//! `declare`, or assigned to `module.exports`/`exports`); a class member is
+//! public unless `private`, `protected` or `#named`.
+
 use tree_sitter::Node;
-pub(crate) fn walk(_keep: &mut Keep<'_>, _root: Node<'_>) {}
+
+use super::{child_of_kind, named_children};
+use crate::keep::Keep;
+
+pub(crate) fn walk(keep: &mut Keep<'_>, root: Node<'_>) {
+    leading_comment(keep, root);
+    statements(keep, root, false);
+}
+
+/// The comment block that opens the file, when it documents the file
+/// rather than the item right below it.
+fn leading_comment(keep: &mut Keep<'_>, root: Node<'_>) {
+    let children = named_children(root);
+    let Some(first) = children.first() else {
+        return;
+    };
+    if first.kind() != "comment" || !keep.docs() {
+        return;
+    }
+    let mut last = *first;
+    for child in &children[1..] {
+        if child.kind() != "comment" || child.start_position().row > crate::keep::end_row(last) + 1 {
+            break;
+        }
+        last = *child;
+    }
+    let attached = last
+        .next_sibling()
+        .is_some_and(|next| next.start_position().row == crate::keep::end_row(last) + 1);
+    if !attached {
+        keep.paragraph(first.start_position().row, crate::keep::end_row(last));
+    }
+}
+
+fn is_doc(_text: &str) -> bool {
+    true
+}
+
+fn is_decorator(node: Node<'_>) -> bool {
+    node.kind() == "decorator"
+}
+
+fn statements(keep: &mut Keep<'_>, block: Node<'_>, exported: bool) -> bool {
+    let mut any = false;
+    for node in named_children(block) {
+        any |= statement(keep, node, node, exported);
+    }
+    any
+}
+
+/// Marks one statement (`outer` is the `export` around it, or itself);
+/// says whether it was kept.
+fn statement(keep: &mut Keep<'_>, outer: Node<'_>, node: Node<'_>, exported: bool) -> bool {
+    let visible = exported || !keep.public_only();
+    let body = node.child_by_field_name("body");
+    match node.kind() {
+        "import_statement" | "import_alias" if !keep.public_only() => keep.node(node),
+        "export_statement" => {
+            if let Some(declaration) = node.child_by_field_name("declaration") {
+                return statement(keep, outer, declaration, true);
+            }
+            if let Some(value) = node.child_by_field_name("value") {
+                value_head(keep, outer, value);
+            } else {
+                keep.node(node);
+            }
+        }
+        "ambient_declaration" => {
+            return match named_children(node).into_iter().find(|child| child.kind() != "comment") {
+                Some(inner) if inner.kind() != "statement_block" => {
+                    statement(keep, outer, inner, true)
+                }
+                _ => {
+                    keep.node(node);
+                    true
+                }
+            };
+        }
+        "function_declaration" | "generator_function_declaration" if visible => {
+            keep.rows(outer.start_position().row, head_end(node, body));
+        }
+        "function_signature" | "interface_declaration" | "type_alias_declaration"
+        | "enum_declaration"
+            if visible =>
+        {
+            keep.rows(outer.start_position().row, crate::keep::end_row(node));
+        }
+        "class_declaration" | "abstract_class_declaration" | "class" if visible => {
+            class(keep, outer, node);
+        }
+        "lexical_declaration" | "variable_declaration" if visible => {
+            keep.rows(outer.start_position().row, outer.start_position().row);
+            for declarator in named_children(node) {
+                if declarator.kind() != "variable_declarator" {
+                    continue;
+                }
+                match declarator.child_by_field_name("value") {
+                    Some(value) => value_head(keep, declarator, value),
+                    None => keep.node(declarator),
+                }
+            }
+        }
+        "module" | "internal_module" if visible => {
+            keep.rows(outer.start_position().row, head_end(node, body));
+            if let Some(body) = body
+                && keep.may_descend()
+            {
+                keep.depth += 1;
+                statements(keep, body, keep.public_only() && node.kind() == "module");
+                keep.depth -= 1;
+                keep.last_line(node);
+            }
+        }
+        "expression_statement" => return assignment(keep, node),
+        _ => return false,
+    }
+    keep.leading(outer, is_decorator, is_doc);
+    true
+}
+
+/// The last line of a head: the line where the body starts, or the node's
+/// last line.
+fn head_end(node: Node<'_>, body: Option<Node<'_>>) -> usize {
+    body.map_or_else(
+        || crate::keep::end_row(node),
+        |body| body.start_position().row,
+    )
+}
+
+/// Keeps from `outer`'s first line to where `value` starts, or to where its
+/// body starts when it is a function, or a class's outline.
+fn value_head(keep: &mut Keep<'_>, outer: Node<'_>, value: Node<'_>) {
+    let start = outer.start_position().row;
+    match value.kind() {
+        "arrow_function" | "function_expression" | "function" | "generator_function" => {
+            let body = value.child_by_field_name("body");
+            keep.rows(start, head_end(value, body));
+        }
+        "class" => {
+            keep.rows(start, value.start_position().row);
+            class(keep, value, value);
+        }
+        _ => keep.rows(start, value.start_position().row),
+    }
+}
+
+/// `a.b = function () {...}` or `module.exports = ...`: kept up to the
+/// function's body or the value's start. Exported when assigned to
+/// `module.exports` or `exports`.
+fn assignment(keep: &mut Keep<'_>, statement: Node<'_>) -> bool {
+    let Some(expression) = statement.named_child(0) else {
+        return false;
+    };
+    if expression.kind() != "assignment_expression" {
+        return false;
+    }
+    let (Some(left), Some(right)) = (
+        expression.child_by_field_name("left"),
+        expression.child_by_field_name("right"),
+    ) else {
+        return false;
+    };
+    let target = keep.text(left);
+    let exports = target == "module.exports"
+        || target.starts_with("module.exports.")
+        || target.starts_with("exports.");
+    let function = matches!(
+        right.kind(),
+        "arrow_function" | "function_expression" | "function" | "generator_function" | "class"
+    );
+    if (keep.public_only() && !exports) || (!exports && !function) {
+        return false;
+    }
+    value_head(keep, statement, right);
+    keep.leading(statement, is_decorator, is_doc);
+    true
+}
+
+/// A class: its head, fields up to their values, method signatures, and
+/// its closing line.
+fn class(keep: &mut Keep<'_>, outer: Node<'_>, node: Node<'_>) {
+    let body = node.child_by_field_name("body");
+    keep.rows(outer.start_position().row, head_end(node, body));
+    let Some(body) = body else { return };
+    keep.last_line(node);
+    if !keep.may_descend() {
+        return;
+    }
+    keep.depth += 1;
+    for member in named_children(body) {
+        if keep.public_only() && !is_public_member(keep, member) {
+            continue;
+        }
+        match member.kind() {
+            "method_definition" => {
+                let body = member.child_by_field_name("body");
+                keep.rows(member.start_position().row, head_end(member, body));
+            }
+            "field_definition" | "public_field_definition" => {
+                match member.child_by_field_name("value") {
+                    Some(value) => value_head(keep, member, value),
+                    None => keep.node(member),
+                }
+            }
+            "method_signature" | "abstract_method_signature" | "index_signature" => {
+                keep.node(member)
+            }
+            _ => continue,
+        }
+        keep.leading(member, is_decorator, is_doc);
+    }
+    keep.depth -= 1;
+}
+
+fn is_public_member(keep: &Keep<'_>, member: Node<'_>) -> bool {
+    let private = child_of_kind(member, &["accessibility_modifier"])
+        .is_some_and(|modifier| matches!(keep.text(modifier), "private" | "protected"));
+    let hash_named = member
+        .child_by_field_name("name")
+        .or_else(|| member.child_by_field_name("property"))
+        .is_some_and(|name| name.kind() == "private_property_identifier");
+    !private && !hash_named
+}
