@@ -142,7 +142,16 @@ fn main() {
 
     println!(
         "{:<11} {:<10} {:>5} {:>8} {:>5} {:>7} {:>9} {:>9} {:>9} {:>9}",
-        "language", "detail", "files", "outlined", "whole", "refused", "bytes/fl", "bytes/all", "tok/fl", "tok/all"
+        "language",
+        "detail",
+        "files",
+        "outlined",
+        "whole",
+        "refused",
+        "bytes/fl",
+        "bytes/all",
+        "tok/fl",
+        "tok/all"
     );
     for ((language, detail), f) in &figures {
         let counted = f.outlined.max(1) as f64;
@@ -170,7 +179,10 @@ fn main() {
     for (language, took) in &elapsed_by_language {
         println!("time {:<11} {:>8.3} s", language.name(), took.as_secs_f64());
     }
-    println!("time all         {:>8.3} s (every file at every detail, one thread)", elapsed.as_secs_f64());
+    println!(
+        "time all         {:>8.3} s (every file at every detail, one thread)",
+        elapsed.as_secs_f64()
+    );
     for (language, list) in &refusals {
         println!("refused {} ({}):", language.name(), list.len());
         for line in list {
@@ -195,7 +207,9 @@ fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        let Ok(kind) = entry.file_type() else { continue };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
         if kind.is_dir() {
             let hidden = entry.file_name().to_string_lossy().starts_with('.');
             if !hidden && entry.file_name() != "node_modules" {
@@ -225,10 +239,17 @@ fn check(source: &str, outline: &Outline, previous: Option<&Outline>) -> Vec<Str
     }
     for pair in outline.kept.windows(2) {
         if pair[0].end >= pair[1].start {
-            problems.push(format!("ranges {:?} and {:?} touch or overlap", pair[0], pair[1]));
+            problems.push(format!(
+                "ranges {:?} and {:?} touch or overlap",
+                pair[0], pair[1]
+            ));
         }
     }
-    if outline.kept.iter().any(|range| range.is_empty() || range.end > lines) {
+    if outline
+        .kept
+        .iter()
+        .any(|range| range.is_empty() || range.end > lines)
+    {
         problems.push("an empty range or one past the end".into());
     }
     if let Some(previous) = previous {
@@ -239,7 +260,10 @@ fn check(source: &str, outline: &Outline, previous: Option<&Outline>) -> Vec<Str
             .flat_map(|range| range.clone())
             .find(|&line| !in_previous(line))
         {
-            problems.push(format!("keeps line {} that the level above does not", line + 1));
+            problems.push(format!(
+                "keeps line {} that the level above does not",
+                line + 1
+            ));
         }
     }
     problems

@@ -3,6 +3,7 @@
 //! its closing line, keep the attributes and the first paragraph of the
 //! doc comment attached to it.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use tree_sitter::Node;
@@ -29,6 +30,24 @@ pub(crate) struct Keep<'a> {
     pub source: &'a str,
     /// The grammar the file was parsed with.
     pub grammar: tree_sitter::Language,
+    /// Comments and attributes by the line they end on (the one that
+    /// starts first, when several end on a line).
+    above: HashMap<usize, Above>,
+}
+
+/// A comment or attribute, as recorded by [`Keep::index`].
+#[derive(Clone)]
+struct Above {
+    /// Its first line.
+    first: usize,
+    /// Its last line.
+    last: usize,
+    /// Its first byte's column on that line.
+    column: usize,
+    /// An attribute, not a comment.
+    attribute: bool,
+    /// Its bytes in the file.
+    bytes: Range<usize>,
 }
 
 impl<'a> Keep<'a> {
@@ -43,6 +62,7 @@ impl<'a> Keep<'a> {
             depth: 0,
             source,
             grammar,
+            above: HashMap::new(),
         }
     }
 
@@ -123,54 +143,105 @@ impl<'a> Keep<'a> {
     /// to the first line with no text once comment markers are stripped,
     /// after a line with text.
     pub(crate) fn paragraph(&mut self, first: usize, last: usize) {
-        let mut seen_text = false;
+        let mut text_lines = 0;
         let mut end = first;
         for row in first..=last {
             let blank = comment_text(self.line(row)).is_empty();
-            if blank && seen_text {
+            if blank && text_lines > 0 {
                 break;
             }
-            seen_text |= !blank;
+            text_lines += usize::from(!blank);
             end = row;
         }
         self.rows(first, end);
     }
 
-    /// Keeps the attributes (decorators, annotations) that sit right above
-    /// `item`, and at [`Detail::Full`] the first paragraph of the doc
-    /// comment above them; both go with an item that is kept.
-    pub(crate) fn leading(
-        &mut self,
-        item: Node<'_>,
-        is_attribute: impl Fn(Node<'_>) -> bool,
-        is_doc: impl Fn(&str) -> bool,
-    ) {
-        let mut top = item.start_position().row;
-        let mut doc: Option<(usize, usize)> = None;
-        let mut sibling = item.prev_sibling();
-        while let Some(node) = sibling {
-            if end_row(node) + 1 < top {
-                break;
-            }
-            if is_attribute(node) {
-                self.node(node);
-            } else if is_comment(node) && is_doc(self.text(node)) {
-                // A comment that ends a line holding code belongs to it.
-                if let Some(before) = node.prev_sibling()
-                    && end_row(before) == node.start_position().row
-                {
-                    break;
+    /// Records the comments and attributes of a tree by the line they end
+    /// on, so that finding what sits above an item costs one look-up
+    /// (tree-sitter finds a previous sibling by walking the siblings before
+    /// it, which a file of many items would make quadratic).
+    pub(crate) fn index(&mut self, root: Node<'_>) {
+        let mut cursor = root.walk();
+        loop {
+            let node = cursor.node();
+            let attribute = is_attribute(node);
+            if attribute || is_comment(node) {
+                let start = node.start_position();
+                let found = Above {
+                    first: start.row,
+                    last: end_row(node),
+                    column: start.column,
+                    attribute,
+                    bytes: node.byte_range(),
+                };
+                match self.above.get(&end_row(node)) {
+                    Some(other) if (other.first, other.column) <= (start.row, start.column) => {}
+                    _ => {
+                        self.above.insert(end_row(node), found);
+                    }
                 }
-                let (first, last) = (node.start_position().row, end_row(node));
-                doc = Some(match doc {
-                    Some((_, doc_last)) => (first, doc_last),
-                    None => (first, last),
-                });
-            } else {
+            }
+            if !is_comment(node) && cursor.goto_first_child() {
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The attributes and comments stacked right above `item`, nearest
+    /// first; each starts its line.
+    fn stacked_above(&self, item: Node<'_>) -> Vec<Above> {
+        let mut found = Vec::new();
+        let mut top = item.start_position().row;
+        while top > 0 {
+            let Some(above) = self.above.get(&(top - 1)) else {
+                break;
+            };
+            let before = self.line(above.first).get(..above.column).unwrap_or("x");
+            if !before.trim().is_empty() {
                 break;
             }
-            top = node.start_position().row;
-            sibling = node.prev_sibling();
+            found.push(above.clone());
+            top = above.first;
+        }
+        found
+    }
+
+    /// Whether an attribute stacked right above `item` contains `needle`
+    /// (spaces ignored).
+    pub(crate) fn has_attribute(&self, item: Node<'_>, needle: &str) -> bool {
+        self.stacked_above(item).iter().any(|above| {
+            above.attribute
+                && std::str::from_utf8(&self.src[above.bytes.clone()])
+                    .is_ok_and(|text| text.replace(' ', "").contains(needle))
+        })
+    }
+
+    /// Keeps the attributes (Rust's `#[...]`, decorators) stacked right
+    /// above `item`, and at [`Detail::Full`] the first paragraph of the doc
+    /// comment above them; both go with an item that is kept. A comment
+    /// that ends a line holding code belongs to that code, and a comment
+    /// that `is_doc` rejects ends the stack.
+    pub(crate) fn leading(&mut self, item: Node<'_>, is_doc: impl Fn(&str) -> bool) {
+        let mut doc: Option<(usize, usize)> = None;
+        for above in self.stacked_above(item) {
+            let last = above.last;
+            if above.attribute {
+                self.rows(above.first, last);
+                continue;
+            }
+            let text = std::str::from_utf8(&self.src[above.bytes.clone()]).unwrap_or("");
+            if !is_doc(text) {
+                break;
+            }
+            doc = Some(match doc {
+                Some((_, doc_last)) => (above.first, doc_last),
+                None => (above.first, last),
+            });
         }
         if let Some((first, last)) = doc
             && self.docs()
@@ -220,8 +291,16 @@ impl<'a> Keep<'a> {
                         break;
                     }
                     let line = self.line(row);
-                    let before = if row == start.row { line.get(..start.column) } else { Some("") };
-                    let after = if row == end.row { line.get(end.column..) } else { Some("") };
+                    let before = if row == start.row {
+                        line.get(..start.column)
+                    } else {
+                        Some("")
+                    };
+                    let after = if row == end.row {
+                        line.get(end.column..)
+                    } else {
+                        Some("")
+                    };
                     if before.is_some_and(|text| text.trim().is_empty())
                         && after.is_some_and(|text| text.trim().is_empty())
                     {
@@ -246,6 +325,32 @@ impl<'a> Keep<'a> {
     }
 }
 
+/// The comment block that opens a file, when it documents the file rather
+/// than the item right below it: its first paragraph, at full detail.
+pub(crate) fn file_comment(keep: &mut Keep<'_>, root: Node<'_>) {
+    let mut cursor = root.walk();
+    let children: Vec<Node<'_>> = root.named_children(&mut cursor).collect();
+    let Some(first) = children.first().copied() else {
+        return;
+    };
+    if !is_comment(first) || !keep.docs() {
+        return;
+    }
+    let mut last = first;
+    for child in &children[1..] {
+        if !is_comment(*child) || child.start_position().row > end_row(last) + 1 {
+            break;
+        }
+        last = *child;
+    }
+    let attached = last
+        .next_sibling()
+        .is_some_and(|next| next.start_position().row == end_row(last) + 1);
+    if !attached {
+        keep.paragraph(first.start_position().row, end_row(last));
+    }
+}
+
 /// A node's last line: a node that ends at the start of a line (having
 /// taken in the newline before it) ends on the line before.
 pub(crate) fn end_row(node: Node<'_>) -> usize {
@@ -256,6 +361,12 @@ pub(crate) fn end_row(node: Node<'_>) -> usize {
     } else {
         end.row
     }
+}
+
+/// Whether a node is an attribute that goes with the item below it: Rust's
+/// `#[...]`, a JavaScript or TypeScript decorator in a class body.
+pub(crate) fn is_attribute(node: Node<'_>) -> bool {
+    matches!(node.kind(), "attribute_item" | "decorator")
 }
 
 /// Whether a node is a comment in any of the grammars.

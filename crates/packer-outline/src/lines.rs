@@ -51,8 +51,9 @@ pub(crate) fn rebuild(source: &str, kept: &[Range<usize>]) -> String {
     let lines = spans.len();
     let mut keep = vec![false; lines];
     for range in kept {
-        for line in range.start.min(lines)..range.end.min(lines) {
-            keep[line] = true;
+        let (start, end) = (range.start.min(lines), range.end.min(lines));
+        if start < end {
+            keep[start..end].fill(true);
         }
     }
     let mut out = String::new();
@@ -105,6 +106,7 @@ pub(crate) fn label(kept: &[Range<usize>]) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::single_range_in_vec_init)] // one kept range is the case
 mod tests {
     use super::*;
 
@@ -132,6 +134,9 @@ mod tests {
         let source = "a\nb\nc\nd\ne\n";
         assert_eq!(rebuild(source, &[1..2, 3..4]), "⋮ 1\nb\n⋮ 1\nd\n⋮ 1\n");
         assert_eq!(rebuild(source, &[0..5]), source);
+        #[allow(clippy::reversed_empty_ranges)]
+        let reversed = [3..1, 9..20];
+        assert_eq!(rebuild(source, &reversed), "⋮ 5\n");
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! definitions, function heads; C++ classes, namespaces, templates and
 //! `extern "C"` blocks walked inside; `#if`/`#ifdef` blocks walked inside
 //! with their directive lines. Comments right above a kept item give their
-//! first paragraph. Public means not `static` at file level, and a class
+//! first paragraph, and so does the comment that opens the file. Public
+//! means not `static` at file level nor in an anonymous namespace, and a class
 //! member in a `public:` section (or a `struct`'s before any label).
 
 use tree_sitter::Node;
@@ -12,6 +13,7 @@ use super::{child_of_kind, named_children};
 use crate::keep::{Keep, end_row};
 
 pub(crate) fn walk(keep: &mut Keep<'_>, root: Node<'_>) {
+    crate::keep::file_comment(keep, root);
     items(keep, root);
 }
 
@@ -19,15 +21,10 @@ fn is_doc(_text: &str) -> bool {
     true
 }
 
-fn no_attribute(_node: Node<'_>) -> bool {
-    false
-}
-
 fn is_static(keep: &Keep<'_>, node: Node<'_>) -> bool {
     let mut cursor = node.walk();
-    node.children(&mut cursor).any(|child| {
-        child.kind() == "storage_class_specifier" && keep.text(child) == "static"
-    })
+    node.children(&mut cursor)
+        .any(|child| child.kind() == "storage_class_specifier" && keep.text(child) == "static")
 }
 
 /// Marks the kept items among a container's children; says whether any was.
@@ -61,14 +58,23 @@ fn item(keep: &mut Keep<'_>, outer: Node<'_>, node: Node<'_>) -> bool {
                 None => keep.rows(start, end_row(node)),
             }
         }
-        "type_definition" | "alias_declaration" | "using_declaration" | "enum_specifier"
-        | "concept_definition" | "static_assert_declaration"
+        "type_definition"
+        | "alias_declaration"
+        | "using_declaration"
+        | "enum_specifier"
+        | "concept_definition"
+        | "static_assert_declaration"
             if visible =>
         {
             keep.rows(start, end_row(node))
         }
         "struct_specifier" | "union_specifier" | "class_specifier" => {
             class(keep, outer, node);
+        }
+        "namespace_definition"
+            if keep.public_only() && node.child_by_field_name("name").is_none() =>
+        {
+            return false;
         }
         "namespace_definition" | "linkage_specification" => {
             let Some(body) = body.filter(|body| body.kind() == "declaration_list") else {
@@ -90,9 +96,9 @@ fn item(keep: &mut Keep<'_>, outer: Node<'_>, node: Node<'_>) -> bool {
             keep.last_line(node);
         }
         "template_declaration" => {
-            let inner = named_children(node)
-                .into_iter()
-                .find(|child| child.kind() != "template_parameter_list" && child.kind() != "comment");
+            let inner = named_children(node).into_iter().find(|child| {
+                child.kind() != "template_parameter_list" && child.kind() != "comment"
+            });
             return match inner {
                 Some(inner) if keep.may_descend() => {
                     keep.depth += 1;
@@ -105,7 +111,7 @@ fn item(keep: &mut Keep<'_>, outer: Node<'_>, node: Node<'_>) -> bool {
         }
         _ => return false,
     }
-    keep.leading(outer, no_attribute, is_doc);
+    keep.leading(outer, is_doc);
     true
 }
 
@@ -163,10 +169,20 @@ fn class(keep: &mut Keep<'_>, outer: Node<'_>, node: Node<'_>) {
             continue;
         }
         match member.kind() {
-            "field_declaration" | "declaration" | "function_definition" | "template_declaration"
-            | "type_definition" | "alias_declaration" | "using_declaration" | "enum_specifier"
-            | "struct_specifier" | "union_specifier" | "class_specifier"
-            | "friend_declaration" | "preproc_if" | "preproc_ifdef" => {
+            "field_declaration"
+            | "declaration"
+            | "function_definition"
+            | "template_declaration"
+            | "type_definition"
+            | "alias_declaration"
+            | "using_declaration"
+            | "enum_specifier"
+            | "struct_specifier"
+            | "union_specifier"
+            | "class_specifier"
+            | "friend_declaration"
+            | "preproc_if"
+            | "preproc_ifdef" => {
                 item_in_class(keep, member);
             }
             _ => {}
@@ -180,7 +196,7 @@ fn class(keep: &mut Keep<'_>, outer: Node<'_>, node: Node<'_>) {
 fn item_in_class(keep: &mut Keep<'_>, member: Node<'_>) {
     if member.kind() == "friend_declaration" {
         keep.node(member);
-        keep.leading(member, no_attribute, is_doc);
+        keep.leading(member, is_doc);
         return;
     }
     item(keep, member, member);

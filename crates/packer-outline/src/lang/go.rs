@@ -26,7 +26,7 @@ pub(crate) fn walk(keep: &mut Keep<'_>, root: Node<'_>) {
             }
             _ => continue,
         }
-        keep.leading(item, |_| false, |_| true);
+        keep.leading(item, |_| true);
     }
 }
 
@@ -67,7 +67,7 @@ fn specs(keep: &mut Keep<'_>, declaration: Node<'_>, spec_kind: &str, whole: boo
             keep.head(spec, spec.child_by_field_name("value"));
         }
         if spec.start_position().row != declaration.start_position().row {
-            keep.leading(spec, |_| false, |_| true);
+            keep.leading(spec, |_| true);
         }
     }
     if any {

@@ -19,7 +19,7 @@ pub(crate) fn walk(keep: &mut Keep<'_>, root: Node<'_>) {
                 continue;
             }
         }
-        keep.leading(item, |_| false, is_javadoc);
+        keep.leading(item, is_javadoc);
     }
 }
 
@@ -74,7 +74,10 @@ fn member(keep: &mut Keep<'_>, item: Node<'_>, in_interface: bool) -> bool {
         keep.head(item, body);
         if let Some(body) = body {
             if keep.may_descend() {
-                let interface = matches!(kind, "interface_declaration" | "annotation_type_declaration");
+                let interface = matches!(
+                    kind,
+                    "interface_declaration" | "annotation_type_declaration"
+                );
                 keep.depth += 1;
                 for child in named_children(body) {
                     if child.kind() == "enum_body_declarations" {
@@ -98,6 +101,6 @@ fn member(keep: &mut Keep<'_>, item: Node<'_>, in_interface: bool) -> bool {
     } else {
         keep.head(item, body);
     }
-    keep.leading(item, |_| false, is_javadoc);
+    keep.leading(item, is_javadoc);
     true
 }

@@ -72,7 +72,10 @@ fn assignment(keep: &mut Keep<'_>, statement: Node<'_>) -> bool {
         return false;
     };
     let (target, value) = match inner.kind() {
-        "assignment" => (inner.child_by_field_name("left"), inner.child_by_field_name("right")),
+        "assignment" => (
+            inner.child_by_field_name("left"),
+            inner.child_by_field_name("right"),
+        ),
         "type_alias_statement" => (inner.named_child(0), None),
         _ if statement.kind() == "type_alias_statement" => (statement.named_child(0), None),
         _ => return false,
@@ -128,13 +131,17 @@ fn header(keep: &mut Keep<'_>, outer: Node<'_>, node: Node<'_>, body: Option<Nod
     keep.rows(outer.start_position().row, end);
 }
 
-/// `if`, `try` or `with` at module or class level: the heads of its
-/// clauses whose blocks keep something, and those blocks' kept statements.
+/// `if`, `try` or `with` at module or class level: its blocks' kept
+/// statements, and when there are any, the heads of all its clauses.
 fn compound(keep: &mut Keep<'_>, node: Node<'_>) -> bool {
     if !keep.may_descend() {
         return false;
     }
-    let mut clauses = vec![(node, node.child_by_field_name("body").or(node.child_by_field_name("consequence")))];
+    let mut clauses = vec![(
+        node,
+        node.child_by_field_name("body")
+            .or(node.child_by_field_name("consequence")),
+    )];
     for child in named_children(node) {
         match child.kind() {
             "elif_clause" => clauses.push((child, child.child_by_field_name("consequence"))),
@@ -147,13 +154,16 @@ fn compound(keep: &mut Keep<'_>, node: Node<'_>) -> bool {
     }
     let mut any = false;
     keep.depth += 1;
-    for (clause, block) in clauses {
-        let Some(block) = block else { continue };
-        if statements(keep, block) {
-            header(keep, clause, clause, Some(block));
-            any = true;
+    for (_, block) in &clauses {
+        if let Some(block) = block {
+            any |= statements(keep, *block);
         }
     }
     keep.depth -= 1;
+    if any {
+        for (clause, block) in clauses {
+            header(keep, clause, clause, block);
+        }
+    }
     any
 }

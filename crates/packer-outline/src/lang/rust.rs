@@ -54,30 +54,9 @@ fn is_doc(text: &str) -> bool {
         || (text.starts_with("/**") && !text.starts_with("/***") && text != "/**/")
 }
 
-fn is_attribute(node: Node<'_>) -> bool {
-    node.kind() == "attribute_item"
-}
-
 /// Whether an item is `pub` (not `pub(crate)` or narrower).
 fn is_pub(keep: &Keep<'_>, item: Node<'_>) -> bool {
     child_of_kind(item, &["visibility_modifier"]).is_some_and(|vis| keep.text(vis) == "pub")
-}
-
-/// Whether an attribute right above an item says `#[cfg(test)]` or
-/// `#[macro_export]` (`needle`).
-fn has_attribute(keep: &Keep<'_>, item: Node<'_>, needle: &str) -> bool {
-    let mut sibling = item.prev_sibling();
-    while let Some(node) = sibling {
-        if is_attribute(node) {
-            if keep.text(node).replace(' ', "").contains(needle) {
-                return true;
-            }
-        } else if !is_comment(node) {
-            return false;
-        }
-        sibling = node.prev_sibling();
-    }
-    false
 }
 
 /// Marks the kept items among a container's children; says whether any was.
@@ -112,7 +91,7 @@ fn item(keep: &mut Keep<'_>, item: Node<'_>, place: Place) -> bool {
         "mod_item" if visible => {
             keep.head(item, body);
             if let Some(body) = body {
-                if !has_attribute(keep, item, "cfg(test)") && keep.may_descend() {
+                if !keep.has_attribute(item, "cfg(test)") && keep.may_descend() {
                     keep.depth += 1;
                     items(keep, body, Place::Module);
                     keep.depth -= 1;
@@ -162,14 +141,14 @@ fn item(keep: &mut Keep<'_>, item: Node<'_>, place: Place) -> bool {
             keep.head(item, Some(body));
             keep.last_line(item);
         }
-        "macro_definition" if !keep.public_only() || has_attribute(keep, item, "macro_export") => {
+        "macro_definition" if !keep.public_only() || keep.has_attribute(item, "macro_export") => {
             let row = item.start_position().row;
             keep.rows(row, row);
         }
         "macro_invocation" => return macro_block(keep, item, place),
         _ => return false,
     }
-    keep.leading(item, is_attribute, is_doc);
+    keep.leading(item, is_doc);
     true
 }
 
@@ -197,6 +176,7 @@ fn macro_block(keep: &mut Keep<'_>, item: Node<'_>, place: Place) -> bool {
     let any = match &inside {
         Some(tree) => {
             keep.depth += 1;
+            keep.index(tree.root_node());
             let any = items(keep, tree.root_node(), place);
             keep.depth -= 1;
             any
@@ -210,6 +190,6 @@ fn macro_block(keep: &mut Keep<'_>, item: Node<'_>, place: Place) -> bool {
     if any {
         keep.last_line(item);
     }
-    keep.leading(item, is_attribute, is_doc);
+    keep.leading(item, is_doc);
     true
 }

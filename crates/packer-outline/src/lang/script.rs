@@ -4,8 +4,11 @@
 //! function value's body), CommonJS assignments of functions and to
 //! `module.exports`, namespaces walked inside; comments right above a kept
 //! item give their first paragraph. Exported means under `export` (or
-//! `declare`, or assigned to `module.exports`/`exports`); a class member is
+//! `declare`, or assigned to `module.exports`/`exports`, with what hangs
+//! from those names: `Router.prototype.route = ...`); a class member is
 //! public unless `private`, `protected` or `#named`.
+
+use std::collections::HashSet;
 
 use tree_sitter::Node;
 
@@ -13,61 +16,115 @@ use super::{child_of_kind, named_children};
 use crate::keep::Keep;
 
 pub(crate) fn walk(keep: &mut Keep<'_>, root: Node<'_>) {
-    leading_comment(keep, root);
-    statements(keep, root, false);
-}
-
-/// The comment block that opens the file, when it documents the file
-/// rather than the item right below it.
-fn leading_comment(keep: &mut Keep<'_>, root: Node<'_>) {
-    let children = named_children(root);
-    let Some(first) = children.first() else {
-        return;
-    };
-    if first.kind() != "comment" || !keep.docs() {
-        return;
-    }
-    let mut last = *first;
-    for child in &children[1..] {
-        if child.kind() != "comment" || child.start_position().row > crate::keep::end_row(last) + 1 {
-            break;
-        }
-        last = *child;
-    }
-    let attached = last
-        .next_sibling()
-        .is_some_and(|next| next.start_position().row == crate::keep::end_row(last) + 1);
-    if !attached {
-        keep.paragraph(first.start_position().row, crate::keep::end_row(last));
-    }
+    crate::keep::file_comment(keep, root);
+    let exports = commonjs_exports(keep, root);
+    statements(keep, root, &exports, false);
 }
 
 fn is_doc(_text: &str) -> bool {
     true
 }
 
-fn is_decorator(node: Node<'_>) -> bool {
-    node.kind() == "decorator"
+/// Names a CommonJS module exports: `module.exports = NAME`,
+/// `module.exports = { NAME, key: NAME }`, `exports.key = NAME`.
+fn commonjs_exports<'a>(keep: &Keep<'a>, root: Node<'_>) -> HashSet<&'a str> {
+    let mut names = HashSet::new();
+    for statement in named_children(root) {
+        let Some((left, right)) = assigned(statement) else {
+            continue;
+        };
+        if !is_exports(keep.text(left)) {
+            continue;
+        }
+        let values = match right.kind() {
+            "identifier" => vec![right],
+            "object" => named_children(right)
+                .into_iter()
+                .filter_map(|entry| match entry.kind() {
+                    "shorthand_property_identifier" => Some(entry),
+                    "pair" => entry.child_by_field_name("value"),
+                    _ => None,
+                })
+                .filter(|value| value.kind() == "identifier")
+                .collect(),
+            _ => Vec::new(),
+        };
+        names.extend(values.into_iter().map(|value| keep.text(value)));
+    }
+    names
 }
 
-fn statements(keep: &mut Keep<'_>, block: Node<'_>, exported: bool) -> bool {
+/// The two sides of an assignment statement.
+fn assigned(statement: Node<'_>) -> Option<(Node<'_>, Node<'_>)> {
+    if statement.kind() != "expression_statement" {
+        return None;
+    }
+    let expression = statement.named_child(0)?;
+    if expression.kind() != "assignment_expression" {
+        return None;
+    }
+    Some((
+        expression.child_by_field_name("left")?,
+        expression.child_by_field_name("right")?,
+    ))
+}
+
+/// Whether an assignment target is CommonJS's exports.
+fn is_exports(target: &str) -> bool {
+    target == "module.exports"
+        || target.starts_with("module.exports.")
+        || target.starts_with("exports.")
+}
+
+/// The object an assignment target hangs from: `Router` for
+/// `Router.prototype.route`.
+fn root_object(target: &str) -> &str {
+    target.split(['.', '[']).next().unwrap_or(target)
+}
+
+fn statements(
+    keep: &mut Keep<'_>,
+    block: Node<'_>,
+    exports: &HashSet<&str>,
+    exported: bool,
+) -> bool {
     let mut any = false;
     for node in named_children(block) {
-        any |= statement(keep, node, node, exported);
+        any |= statement(keep, node, node, exports, exported);
     }
     any
 }
 
+/// Whether a declaration declares a name CommonJS exports.
+fn declares_export(keep: &Keep<'_>, node: Node<'_>, exports: &HashSet<&str>) -> bool {
+    if exports.is_empty() {
+        return false;
+    }
+    let declared =
+        |name: Option<Node<'_>>| name.is_some_and(|name| exports.contains(keep.text(name)));
+    declared(node.child_by_field_name("name"))
+        || named_children(node).into_iter().any(|declarator| {
+            declarator.kind() == "variable_declarator"
+                && declared(declarator.child_by_field_name("name"))
+        })
+}
+
 /// Marks one statement (`outer` is the `export` around it, or itself);
 /// says whether it was kept.
-fn statement(keep: &mut Keep<'_>, outer: Node<'_>, node: Node<'_>, exported: bool) -> bool {
-    let visible = exported || !keep.public_only();
+fn statement(
+    keep: &mut Keep<'_>,
+    outer: Node<'_>,
+    node: Node<'_>,
+    exports: &HashSet<&str>,
+    exported: bool,
+) -> bool {
+    let visible = exported || !keep.public_only() || declares_export(keep, node, exports);
     let body = node.child_by_field_name("body");
     match node.kind() {
         "import_statement" | "import_alias" if !keep.public_only() => keep.node(node),
         "export_statement" => {
             if let Some(declaration) = node.child_by_field_name("declaration") {
-                return statement(keep, outer, declaration, true);
+                return statement(keep, outer, declaration, exports, true);
             }
             if let Some(value) = node.child_by_field_name("value") {
                 value_head(keep, outer, value);
@@ -76,9 +133,12 @@ fn statement(keep: &mut Keep<'_>, outer: Node<'_>, node: Node<'_>, exported: boo
             }
         }
         "ambient_declaration" => {
-            return match named_children(node).into_iter().find(|child| child.kind() != "comment") {
+            return match named_children(node)
+                .into_iter()
+                .find(|child| child.kind() != "comment")
+            {
                 Some(inner) if inner.kind() != "statement_block" => {
-                    statement(keep, outer, inner, true)
+                    statement(keep, outer, inner, exports, true)
                 }
                 _ => {
                     keep.node(node);
@@ -89,7 +149,9 @@ fn statement(keep: &mut Keep<'_>, outer: Node<'_>, node: Node<'_>, exported: boo
         "function_declaration" | "generator_function_declaration" if visible => {
             keep.rows(outer.start_position().row, head_end(node, body));
         }
-        "function_signature" | "interface_declaration" | "type_alias_declaration"
+        "function_signature"
+        | "interface_declaration"
+        | "type_alias_declaration"
         | "enum_declaration"
             if visible =>
         {
@@ -116,15 +178,15 @@ fn statement(keep: &mut Keep<'_>, outer: Node<'_>, node: Node<'_>, exported: boo
                 && keep.may_descend()
             {
                 keep.depth += 1;
-                statements(keep, body, keep.public_only() && node.kind() == "module");
+                statements(keep, body, &HashSet::new(), node.kind() == "module");
                 keep.depth -= 1;
                 keep.last_line(node);
             }
         }
-        "expression_statement" => return assignment(keep, node),
+        "expression_statement" => return assignment(keep, node, exports),
         _ => return false,
     }
-    keep.leading(outer, is_decorator, is_doc);
+    keep.leading(outer, is_doc);
     true
 }
 
@@ -156,33 +218,22 @@ fn value_head(keep: &mut Keep<'_>, outer: Node<'_>, value: Node<'_>) {
 
 /// `a.b = function () {...}` or `module.exports = ...`: kept up to the
 /// function's body or the value's start. Exported when assigned to
-/// `module.exports` or `exports`.
-fn assignment(keep: &mut Keep<'_>, statement: Node<'_>) -> bool {
-    let Some(expression) = statement.named_child(0) else {
-        return false;
-    };
-    if expression.kind() != "assignment_expression" {
-        return false;
-    }
-    let (Some(left), Some(right)) = (
-        expression.child_by_field_name("left"),
-        expression.child_by_field_name("right"),
-    ) else {
+/// `module.exports` or `exports`, or to a property of what they export.
+fn assignment(keep: &mut Keep<'_>, statement: Node<'_>, exports: &HashSet<&str>) -> bool {
+    let Some((left, right)) = assigned(statement) else {
         return false;
     };
     let target = keep.text(left);
-    let exports = target == "module.exports"
-        || target.starts_with("module.exports.")
-        || target.starts_with("exports.");
+    let exports = is_exports(target) || exports.contains(root_object(target));
     let function = matches!(
         right.kind(),
         "arrow_function" | "function_expression" | "function" | "generator_function" | "class"
     );
-    if (keep.public_only() && !exports) || (!exports && !function) {
+    if !exports && (keep.public_only() || !function) {
         return false;
     }
     value_head(keep, statement, right);
-    keep.leading(statement, is_decorator, is_doc);
+    keep.leading(statement, is_doc);
     true
 }
 
@@ -217,7 +268,7 @@ fn class(keep: &mut Keep<'_>, outer: Node<'_>, node: Node<'_>) {
             }
             _ => continue,
         }
-        keep.leading(member, is_decorator, is_doc);
+        keep.leading(member, is_doc);
     }
     keep.depth -= 1;
 }
