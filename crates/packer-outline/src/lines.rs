@@ -30,6 +30,7 @@ pub(crate) fn line_count(source: &str) -> usize {
 }
 
 /// Kept lines as sorted, disjoint, non-adjacent half-open ranges.
+#[cfg_attr(not(feature = "parser"), allow(dead_code))]
 pub(crate) fn ranges(kept: &[bool]) -> Vec<Range<usize>> {
     let mut out: Vec<Range<usize>> = Vec::new();
     for (line, &keep) in kept.iter().enumerate() {
