@@ -33,6 +33,9 @@ pub(crate) struct Keep<'a> {
     pub source: &'a str,
     /// The grammar the file was parsed with.
     pub grammar: tree_sitter::Language,
+    /// Bytes that may still be parsed again (macro bodies): four times the file's
+    /// size, so nested macros cannot multiply the parsing work.
+    reparse_left: usize,
     /// Comments and attributes by the line they end on (the one that
     /// starts first, when several end on a line).
     above: HashMap<usize, Above>,
@@ -66,6 +69,7 @@ impl<'a> Keep<'a> {
             source,
             grammar,
             above: HashMap::new(),
+            reparse_left: source.len().saturating_mul(4),
         }
     }
 
@@ -81,11 +85,15 @@ impl<'a> Keep<'a> {
 
     /// The clean tree of the inside of `node` (a macro's braces), parsed
     /// on its own, or `None`.
-    pub(crate) fn parse_inside(&self, node: Node<'_>) -> Option<tree_sitter::Tree> {
+    /// Bodies parsed again add up to at most four times the file's size.
+    pub(crate) fn parse_inside(&mut self, node: Node<'_>) -> Option<tree_sitter::Tree> {
         let (start, end) = (node.start_position(), node.end_position());
         if node.end_byte() < node.start_byte() + 2 || start.row == end.row {
             return None;
         }
+        self.reparse_left = self
+            .reparse_left
+            .checked_sub(node.end_byte() - node.start_byte())?;
         let within = tree_sitter::Range {
             start_byte: node.start_byte() + 1,
             end_byte: node.end_byte() - 1,
