@@ -1,0 +1,429 @@
+//! The set of kept lines and the moves every language's rules are made
+//! of: keep a node whole, keep its head up to where its body starts, keep
+//! its closing line, keep the attributes and the first paragraph of the
+//! doc comment attached to it.
+
+// A build with only some grammars leaves some moves unused.
+#![cfg_attr(not(feature = "all"), allow(dead_code))]
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use tree_sitter::Node;
+
+use crate::Detail;
+
+/// Containers nested deeper than this keep their head only: hostile input
+/// cannot exhaust the stack through the walk.
+pub(crate) const MAX_DEPTH: usize = 48;
+
+/// The lines kept so far of one file, and what the walk needs to decide.
+pub(crate) struct Keep<'a> {
+    /// The file's bytes.
+    pub src: &'a [u8],
+    /// Byte spans of the file's lines, without their `\n`.
+    spans: Vec<Range<usize>>,
+    /// Whether each line is kept.
+    pub rows: Vec<bool>,
+    /// How much to keep.
+    pub detail: Detail,
+    /// How many containers the walk is inside.
+    pub depth: usize,
+    /// The whole source, for parsing a part of it again.
+    pub source: &'a str,
+    /// The grammar the file was parsed with.
+    pub grammar: tree_sitter::Language,
+    /// Bytes that may still be parsed again (macro bodies): four times the file's
+    /// size, so nested macros cannot multiply the parsing work.
+    reparse_left: usize,
+    /// Comments and attributes by the line they end on (the one that
+    /// starts first, when several end on a line).
+    above: HashMap<usize, Above>,
+}
+
+/// A comment or attribute, as recorded by [`Keep::index`].
+#[derive(Clone)]
+struct Above {
+    /// Its first line.
+    first: usize,
+    /// Its last line.
+    last: usize,
+    /// Its first byte's column on that line.
+    column: usize,
+    /// An attribute, not a comment.
+    attribute: bool,
+    /// Its bytes in the file.
+    bytes: Range<usize>,
+}
+
+impl<'a> Keep<'a> {
+    pub(crate) fn new(source: &'a str, detail: Detail, grammar: tree_sitter::Language) -> Self {
+        let spans = crate::lines::line_spans(source);
+        let rows = vec![false; spans.len()];
+        Keep {
+            src: source.as_bytes(),
+            spans,
+            rows,
+            detail,
+            depth: 0,
+            source,
+            grammar,
+            above: HashMap::new(),
+            reparse_left: source.len().saturating_mul(4),
+        }
+    }
+
+    /// Doc comments are kept (their first paragraph).
+    pub(crate) fn docs(&self) -> bool {
+        self.detail == Detail::Full
+    }
+
+    /// Only public or exported items are kept.
+    pub(crate) fn public_only(&self) -> bool {
+        self.detail == Detail::Public
+    }
+
+    /// The clean tree of the inside of `node` (a macro's braces), parsed
+    /// on its own, or `None`.
+    /// Bodies parsed again add up to at most four times the file's size.
+    pub(crate) fn parse_inside(&mut self, node: Node<'_>) -> Option<tree_sitter::Tree> {
+        let (start, end) = (node.start_position(), node.end_position());
+        if node.end_byte() < node.start_byte() + 2 || start.row == end.row {
+            return None;
+        }
+        self.reparse_left = self
+            .reparse_left
+            .checked_sub(node.end_byte() - node.start_byte())?;
+        let within = tree_sitter::Range {
+            start_byte: node.start_byte() + 1,
+            end_byte: node.end_byte() - 1,
+            start_point: tree_sitter::Point::new(start.row, start.column + 1),
+            end_point: tree_sitter::Point::new(end.row, end.column.saturating_sub(1)),
+        };
+        crate::parse::parse_range(&self.grammar, self.source, within).ok()
+    }
+
+    /// Whether the walk may go into one more container.
+    pub(crate) fn may_descend(&self) -> bool {
+        self.depth < MAX_DEPTH
+    }
+
+    /// The node's text (empty if it is not UTF-8, which a `&str` source
+    /// rules out).
+    pub(crate) fn text(&self, node: Node<'_>) -> &'a str {
+        std::str::from_utf8(&self.src[node.byte_range()]).unwrap_or("")
+    }
+
+    /// The text of a line, without its `\n`.
+    pub(crate) fn line(&self, row: usize) -> &'a str {
+        self.spans
+            .get(row)
+            .and_then(|span| std::str::from_utf8(&self.src[span.clone()]).ok())
+            .unwrap_or("")
+    }
+
+    /// Keeps lines `first..=last`.
+    pub(crate) fn rows(&mut self, first: usize, last: usize) {
+        let end = (last + 1).min(self.rows.len());
+        for row in first.min(end)..end {
+            self.rows[row] = true;
+        }
+    }
+
+    /// Keeps every line of a node.
+    pub(crate) fn node(&mut self, node: Node<'_>) {
+        self.rows(node.start_position().row, end_row(node));
+    }
+
+    /// Keeps a node's lines up to and including the line where `body`
+    /// starts (the line that opens it), or the whole node without a body.
+    pub(crate) fn head(&mut self, node: Node<'_>, body: Option<Node<'_>>) {
+        match body {
+            Some(body) => self.rows(node.start_position().row, body.start_position().row),
+            None => self.node(node),
+        }
+    }
+
+    /// Keeps a node's last line (a container's closing brace).
+    pub(crate) fn last_line(&mut self, node: Node<'_>) {
+        let row = end_row(node);
+        self.rows(row, row);
+    }
+
+    /// Keeps the first paragraph of the comment lines `first..=last`: up
+    /// to the first line with no text once comment markers are stripped,
+    /// after a line with text.
+    pub(crate) fn paragraph(&mut self, first: usize, last: usize) {
+        let mut text_lines = 0;
+        let mut end = first;
+        for row in first..=last {
+            let blank = comment_text(self.line(row)).is_empty();
+            if blank && text_lines > 0 {
+                break;
+            }
+            text_lines += usize::from(!blank);
+            end = row;
+        }
+        self.rows(first, end);
+    }
+
+    /// Records the comments and attributes of a tree by the line they end
+    /// on, so that finding what sits above an item costs one look-up
+    /// (tree-sitter finds a previous sibling by walking the siblings before
+    /// it, which a file of many items would make quadratic).
+    pub(crate) fn index(&mut self, root: Node<'_>) {
+        let mut cursor = root.walk();
+        loop {
+            let node = cursor.node();
+            let attribute = is_attribute(node);
+            if attribute || is_comment(node) {
+                let start = node.start_position();
+                let found = Above {
+                    first: start.row,
+                    last: end_row(node),
+                    column: start.column,
+                    attribute,
+                    bytes: node.byte_range(),
+                };
+                match self.above.get(&end_row(node)) {
+                    Some(other) if (other.first, other.column) <= (start.row, start.column) => {}
+                    _ => {
+                        self.above.insert(end_row(node), found);
+                    }
+                }
+            }
+            if !is_comment(node) && cursor.goto_first_child() {
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The attributes and comments stacked right above `item`, nearest
+    /// first; each starts its line.
+    fn stacked_above(&self, item: Node<'_>) -> Vec<Above> {
+        let mut found = Vec::new();
+        let mut top = item.start_position().row;
+        while top > 0 {
+            let Some(above) = self.above.get(&(top - 1)) else {
+                break;
+            };
+            let before = self.line(above.first).get(..above.column).unwrap_or("x");
+            if !before.trim().is_empty() {
+                break;
+            }
+            found.push(above.clone());
+            top = above.first;
+        }
+        found
+    }
+
+    /// Whether an attribute stacked right above `item` contains `needle`
+    /// (spaces ignored).
+    pub(crate) fn has_attribute(&self, item: Node<'_>, needle: &str) -> bool {
+        self.stacked_above(item).iter().any(|above| {
+            above.attribute
+                && std::str::from_utf8(&self.src[above.bytes.clone()])
+                    .is_ok_and(|text| text.replace(' ', "").contains(needle))
+        })
+    }
+
+    /// Keeps the attributes (Rust's `#[...]`, decorators) stacked right
+    /// above `item`, and at [`Detail::Full`] the first paragraph of the doc
+    /// comment above them; both go with an item that is kept. A comment
+    /// that ends a line holding code belongs to that code, and a comment
+    /// that `is_doc` rejects ends the stack.
+    pub(crate) fn leading(&mut self, item: Node<'_>, is_doc: impl Fn(&str) -> bool) {
+        let mut doc: Option<(usize, usize)> = None;
+        for above in self.stacked_above(item) {
+            let last = above.last;
+            if above.attribute {
+                self.rows(above.first, last);
+                continue;
+            }
+            let text = std::str::from_utf8(&self.src[above.bytes.clone()]).unwrap_or("");
+            if !is_doc(text) {
+                break;
+            }
+            doc = Some(match doc {
+                Some((_, doc_last)) => (above.first, doc_last),
+                None => (above.first, last),
+            });
+        }
+        if let Some((first, last)) = doc
+            && self.docs()
+        {
+            self.paragraph(first, last);
+        }
+    }
+
+    /// Keeps each run of elided lines whose bytes are no more than its
+    /// marker's (`⋮ K` and a newline): a lone closing brace or blank line
+    /// reads better, and costs less, than a marker.
+    pub(crate) fn fill_short_gaps(&mut self) {
+        if !self.rows.contains(&true) {
+            return;
+        }
+        let mut row = 0;
+        while row < self.rows.len() {
+            if self.rows[row] {
+                row += 1;
+                continue;
+            }
+            let start = row;
+            while row < self.rows.len() && !self.rows[row] {
+                row += 1;
+            }
+            let bytes: usize = self.spans[start..row]
+                .iter()
+                .map(|span| span.len() + 1)
+                .sum();
+            let marker = crate::lines::MARKER.len_utf8() + 2 + (row - start).to_string().len();
+            if bytes <= marker {
+                self.rows[start..row].fill(true);
+            }
+        }
+    }
+
+    /// Elides every line that holds nothing but (part of) a comment: below
+    /// [`Detail::Full`] the comments inside kept declarations go too.
+    pub(crate) fn drop_comment_lines(&mut self, root: Node<'_>) {
+        let mut cursor = root.walk();
+        loop {
+            let node = cursor.node();
+            if is_comment(node) {
+                let (start, end) = (node.start_position(), node.end_position());
+                for row in start.row..=end_row(node) {
+                    if row >= self.rows.len() {
+                        break;
+                    }
+                    let line = self.line(row);
+                    let before = if row == start.row {
+                        line.get(..start.column)
+                    } else {
+                        Some("")
+                    };
+                    let after = if row == end.row {
+                        line.get(end.column..)
+                    } else {
+                        Some("")
+                    };
+                    if before.is_some_and(|text| text.trim().is_empty())
+                        && after.is_some_and(|text| text.trim().is_empty())
+                    {
+                        self.rows[row] = false;
+                    }
+                }
+            }
+            if !is_comment(node) && cursor.goto_first_child() {
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The kept lines as ranges.
+    pub(crate) fn ranges(&self) -> Vec<Range<usize>> {
+        crate::lines::ranges(&self.rows)
+    }
+}
+
+/// The comment block that opens a file, when it documents the file rather
+/// than the item right below it: its first paragraph, at full detail.
+pub(crate) fn file_comment(keep: &mut Keep<'_>, root: Node<'_>) {
+    let mut cursor = root.walk();
+    let children: Vec<Node<'_>> = root.named_children(&mut cursor).collect();
+    let Some(first) = children.first().copied() else {
+        return;
+    };
+    if !is_comment(first) || !keep.docs() {
+        return;
+    }
+    let mut last = first;
+    for child in &children[1..] {
+        if !is_comment(*child) || child.start_position().row > end_row(last) + 1 {
+            break;
+        }
+        last = *child;
+    }
+    let attached = last
+        .next_sibling()
+        .is_some_and(|next| next.start_position().row == end_row(last) + 1);
+    if !attached {
+        keep.paragraph(first.start_position().row, end_row(last));
+    }
+}
+
+/// A node's last line: a node that ends at the start of a line (having
+/// taken in the newline before it) ends on the line before.
+pub(crate) fn end_row(node: Node<'_>) -> usize {
+    let start = node.start_position();
+    let end = node.end_position();
+    if end.column == 0 && end.row > start.row {
+        end.row - 1
+    } else {
+        end.row
+    }
+}
+
+/// Whether a node is an attribute that goes with the item below it: Rust's
+/// `#[...]`, a JavaScript or TypeScript decorator in a class body.
+pub(crate) fn is_attribute(node: Node<'_>) -> bool {
+    matches!(node.kind(), "attribute_item" | "decorator")
+}
+
+/// Whether a node is a comment in any of the grammars.
+pub(crate) fn is_comment(node: Node<'_>) -> bool {
+    matches!(node.kind(), "comment" | "line_comment" | "block_comment")
+}
+
+/// A comment line's text without comment markers, docstring quotes or
+/// surrounding space.
+pub(crate) fn comment_text(line: &str) -> &str {
+    let mut text = line.trim();
+    for marker in ["///", "//!", "//", "/**", "/*!", "/*", "*/", "*", "#"] {
+        if let Some(rest) = text.strip_prefix(marker) {
+            text = rest;
+            break;
+        }
+    }
+    text = text.trim_end().trim_end_matches("*/");
+    // A docstring's quotes, with an optional prefix (r, u, b, f).
+    let unprefixed = text.trim_start_matches(['r', 'R', 'u', 'U', 'b', 'B', 'f', 'F']);
+    for quotes in ["\"\"\"", "'''"] {
+        if let Some(rest) = unprefixed.strip_prefix(quotes)
+            && text.len() - unprefixed.len() <= 2
+        {
+            text = rest;
+        }
+        text = text.trim_end_matches(quotes);
+    }
+    text.trim()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::comment_text;
+
+    #[test]
+    fn comment_markers_and_docstring_quotes_are_not_text() {
+        assert_eq!(comment_text("  /// Reads a file."), "Reads a file.");
+        assert_eq!(comment_text("///"), "");
+        assert_eq!(comment_text(" * "), "");
+        assert_eq!(comment_text("/**"), "");
+        assert_eq!(comment_text(" */"), "");
+        assert_eq!(comment_text("    \"\"\""), "");
+        assert_eq!(comment_text("    r\"\"\"Raw."), "Raw.");
+        assert_eq!(comment_text("    \"\"\"return it.\"\"\""), "return it.");
+        assert_eq!(comment_text("  # note"), "note");
+        assert_eq!(comment_text("rather"), "rather");
+    }
+}

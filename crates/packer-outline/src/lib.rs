@@ -1,0 +1,262 @@
+//! Outlines of source files: whole lines kept from a real parse.
+//!
+//! An outline keeps a file's lines byte for byte, in file order, and
+//! replaces each run of elided lines with one marker line `⋮ K` (U+22EE, a
+//! space, the number of lines). It is computed as a set of kept lines from
+//! a [tree-sitter](https://tree-sitter.github.io) syntax tree, so no line
+//! appears twice, and the kept ranges alone rebuild the content
+//! ([`Outline::rebuild`]). The crate is pure: text in, line ranges out; it
+//! reads no file.
+//!
+//! # What is kept
+//!
+//! At [`Detail::Full`]: the first paragraph of the file's leading
+//! documentation, imports, type declarations with their fields, function
+//! and method signatures however many lines they span (up to and including
+//! the line where the body opens), constants and module-level variables up
+//! to the line where their value starts, attributes and decorators of kept
+//! items, and the first paragraph of each kept item's doc comment (a doc
+//! comment is attached when it ends on the line right above the item or its
+//! attributes and starts its own line). Bodies are elided with whatever is
+//! defined inside them. [`Detail::Signatures`] keeps the same without any
+//! documentation: doc comments go, and so does every line that holds
+//! nothing but a comment, also inside kept declarations.
+//! [`Detail::Public`] keeps, of those, only public or exported items, as
+//! each language defines them below. Each level keeps a subset of the
+//! lines of the level above it.
+//!
+//! Two rules hold for every language: a run of elided lines whose bytes
+//! are no more than its marker's (a lone `}` or a blank line) is kept
+//! instead; and containers nested deeper than 48 keep their head only.
+//!
+//! # Per language
+//!
+//! - **Rust**: leading `//!`/`/*!` docs and `#![...]` (not at the public
+//!   level); `use`, `extern crate`, structs, enums, unions, type aliases
+//!   and signatures without body whole; `fn` heads; `const`/`static` up to
+//!   the value; `mod`, `trait`, `impl` and `extern` blocks walked inside
+//!   with their closing line, except a `#[cfg(test)]` module (head only);
+//!   `macro_rules!` by its first line; a macro called where items go
+//!   (`cfg_rt! { pub mod runtime; }`) has its braces parsed again as items
+//!   when they parse cleanly, else keeps its head. Docs are `///` and
+//!   `/** */`. Public: `pub` exactly (not `pub(crate)`); everything in a
+//!   `pub trait` and in a trait `impl`; an inherent `impl` when one of its
+//!   items is public; `macro_rules!` with `#[macro_export]`.
+//! - **Python**: the module docstring; imports; assignments at module and
+//!   class level up to the value (`__all__` whole); `def` and `class` heads
+//!   up to the colon with their decorators, and the first paragraph of
+//!   their docstrings; classes walked inside (nested functions are not);
+//!   `if`/`try`/`with` at module or class level walked inside, with every
+//!   clause's head when something inside is kept. Public: names without a
+//!   leading underscore, and dunder names.
+//! - **JavaScript, TypeScript, TSX**: the file's first comment when it is
+//!   not attached to an item; imports and exports; function heads; classes
+//!   with fields up to their values and method heads; interfaces, type
+//!   aliases, enums and function overloads whole; `const`/`let`/`var` up to
+//!   the value, or up to the body of a function value; CommonJS
+//!   assignments of functions (`Router.prototype.route = function ...`) and
+//!   to `module.exports`/`exports`; namespaces and `declare module` walked
+//!   inside. Any comment attached to an item is its doc. Exported: under
+//!   `export` or `declare`, or named by CommonJS exports (with what is
+//!   assigned to properties of those names); class members unless
+//!   `private`, `protected` or `#named`.
+//! - **Go**: the package comment and clause; imports; type declarations
+//!   whole; `const`/`var` specs up to their values, with a group's
+//!   parentheses; function and method heads. Any attached comment is the
+//!   doc. Exported: a capitalised name.
+//! - **Java**: package and imports; classes, interfaces, enums, records and
+//!   annotation types with their heads, closing lines, fields up to their
+//!   values, enum constants, method and constructor heads, nested types;
+//!   Javadoc (`/** */`) is the doc. Public: declared `public`, or a member
+//!   of an interface or annotation type.
+//! - **C and C++**: the file's first comment when it is not attached to an
+//!   item; includes; the first line of each macro; declarations up to an
+//!   initializer; typedefs, enums, `using` whole; struct, union and class
+//!   bodies walked inside (access labels kept); function heads;
+//!   namespaces, `extern "C"` blocks and templates walked inside;
+//!   `#if`/`#ifdef` blocks walked inside with their directive and `#endif`
+//!   lines. Any attached comment is the doc. Public: not `static`, not in
+//!   an anonymous namespace, and in a class only members of `public:`
+//!   sections (a `struct` starts public). A `.h` file is parsed as C.
+//!
+//! # Refusals and guards
+//!
+//! [`outline`] returns an error rather than a wrong outline: for a source
+//! over [`MAX_SOURCE_BYTES`], for any syntax error or missing token (the
+//! parse stops at the first one), and for a parse that goes past its work
+//! budget ([`WORK_PER_BYTE`]), which counts parser operations rather than
+//! time so that the answer does not depend on the machine. It returns
+//! `Ok(None)` when the outline would keep nothing or be no shorter than
+//! the file.
+//!
+//! # Features
+//!
+//! One cargo feature per grammar (`rust`, `python`, `javascript`,
+//! `typescript` for TypeScript and TSX, `go`, `java`, `c`, `cpp`), all on
+//! by default through `all`. A language whose grammar is off still parses
+//! by name and extension ([`Language::from_path`]) but gets `Ok(None)`
+//! from [`outline`]; with every grammar off, tree-sitter is not compiled
+//! at all.
+
+mod error;
+#[cfg(feature = "parser")]
+mod keep;
+#[cfg(feature = "parser")]
+mod lang;
+mod language;
+mod lines;
+#[cfg(feature = "parser")]
+mod parse;
+
+use std::ops::Range;
+
+pub use error::OutlineError;
+pub use language::Language;
+pub use lines::MARKER;
+
+/// The largest source outlined, in bytes (4 MiB); a larger one is
+/// [`OutlineError::TooLarge`].
+pub const MAX_SOURCE_BYTES: usize = 4 << 20;
+
+/// The parser's work budget: this many operations per byte of source, plus
+/// [`WORK_BASE`]. Clean real files use a few per byte; a parse that goes
+/// past the budget is [`OutlineError::TooMuchWork`]. The budget counts the
+/// parser's operations, not time, so the same file gets the same answer on
+/// every machine.
+pub const WORK_PER_BYTE: usize = 64;
+
+/// The constant part of the work budget (see [`WORK_PER_BYTE`]).
+pub const WORK_BASE: usize = 100_000;
+
+/// How much of a file an outline keeps, from most to least. Each level
+/// keeps a subset of the lines the level before it keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Detail {
+    /// The module's leading documentation (its first paragraph), imports,
+    /// declarations with their fields, whole signatures, constants, and the
+    /// first paragraph of each item's doc comment.
+    Full,
+    /// [`Detail::Full`] without any documentation.
+    Signatures,
+    /// [`Detail::Signatures`] of public or exported items only.
+    Public,
+}
+
+impl Detail {
+    /// Every level, from most to least.
+    pub const ALL: [Detail; 3] = [Detail::Full, Detail::Signatures, Detail::Public];
+
+    /// The level's name in lowercase: `full`, `signatures`, `public`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Detail::Full => "full",
+            Detail::Signatures => "signatures",
+            Detail::Public => "public",
+        }
+    }
+}
+
+/// A file's outline: which of its lines are kept, and the content they make.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outline {
+    /// The kept lines: 0-based half-open ranges of line numbers, sorted,
+    /// disjoint and non-adjacent (between two ranges at least one line is
+    /// elided).
+    pub kept: Vec<Range<usize>>,
+    /// The file's line count under the line rule.
+    pub of_lines: usize,
+    /// The kept lines byte for byte in file order, each run of elided lines
+    /// replaced by one marker line `⋮ K`; equal to
+    /// [`Outline::rebuild`]`(source, &kept)`.
+    pub content: String,
+}
+
+impl Outline {
+    /// The kept lines as 1-based inclusive ranges joined by commas, as in
+    /// `1-12,40-41`; a range of a single line is written as its number
+    /// alone (`7`, not `7-7`).
+    pub fn lines_label(&self) -> String {
+        lines::label(&self.kept)
+    }
+
+    /// The content made from a file and kept line ranges alone: lines are
+    /// split at `\n` (a final newline starts no new line, `\r` stays part
+    /// of its line); kept lines are copied byte for byte in file order;
+    /// each run of elided lines, including a first or a last one, becomes
+    /// one line `⋮ K` (U+22EE, a space, the number of lines); the result
+    /// ends with a newline exactly when its last kept line had one in the
+    /// file, and a final marker ends with one when the file does. Ranges
+    /// may overlap or touch; lines past the file's end are ignored.
+    pub fn rebuild(source: &str, kept: &[Range<usize>]) -> String {
+        lines::rebuild(source, kept)
+    }
+}
+
+/// The outline of `source` in `language` at `detail`.
+///
+/// - `Err` when the source is larger than [`MAX_SOURCE_BYTES`], when it
+///   does not parse cleanly (any syntax error or missing token), or when
+///   the parse goes past its work budget: a file gets no outline rather
+///   than a wrong one.
+/// - `Ok(None)` when the outline would keep nothing, or would not be
+///   strictly shorter than the source in bytes, or when this build has no
+///   grammar for the language ([`Language::has_grammar`]).
+///
+/// Pure and thread-safe: each call makes its own parser.
+pub fn outline(
+    language: Language,
+    source: &str,
+    detail: Detail,
+) -> Result<Option<Outline>, OutlineError> {
+    if source.len() > MAX_SOURCE_BYTES {
+        return Err(OutlineError::TooLarge {
+            bytes: source.len(),
+        });
+    }
+    let Some(kept) = kept_lines(language, source, detail)? else {
+        return Ok(None);
+    };
+    if kept.is_empty() {
+        return Ok(None);
+    }
+    let content = lines::rebuild(source, &kept);
+    if content.len() >= source.len() {
+        return Ok(None);
+    }
+    Ok(Some(Outline {
+        kept,
+        of_lines: lines::line_count(source),
+        content,
+    }))
+}
+
+/// The kept line ranges, or `None` without the language's grammar.
+#[cfg(feature = "parser")]
+fn kept_lines(
+    language: Language,
+    source: &str,
+    detail: Detail,
+) -> Result<Option<Vec<Range<usize>>>, OutlineError> {
+    let Some(grammar) = lang::grammar(language) else {
+        return Ok(None);
+    };
+    let tree = parse::parse(&grammar, source)?;
+    let mut keep = keep::Keep::new(source, detail, grammar);
+    keep.index(tree.root_node());
+    lang::walk(language, &mut keep, tree.root_node());
+    if detail != Detail::Full {
+        keep.drop_comment_lines(tree.root_node());
+    }
+    keep.fill_short_gaps();
+    Ok(Some(keep.ranges()))
+}
+
+/// Without any grammar compiled in, no language gets an outline.
+#[cfg(not(feature = "parser"))]
+fn kept_lines(
+    _language: Language,
+    _source: &str,
+    _detail: Detail,
+) -> Result<Option<Vec<Range<usize>>>, OutlineError> {
+    Ok(None)
+}
