@@ -170,6 +170,8 @@ impl Names for ToolArguments {
             Setting::NoteOmissionsMaxAlone => "the argument 'noteOmissionsMax'",
             Setting::NoteOmissionsOn => "the argument 'noteOmissions'",
             Setting::ExcerptQuery => "the argument 'excerptQuery'",
+            Setting::OutlineShare => "the argument 'outlineShare'",
+            Setting::OutlineOn => "the argument 'outline'",
             // No tool takes separate budget values or excerpt sizes.
             _ => CommandLine.name(setting),
         }

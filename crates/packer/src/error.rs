@@ -58,6 +58,11 @@ pub enum Setting {
     ExcerptSizes,
     /// The excerpt query, as what they need (`--excerpt-query`).
     ExcerptQuery,
+    /// The share of the budget for whole documents given without outlines,
+    /// the subject of `needs` (`--outline-share`).
+    OutlineShare,
+    /// Outlines, as what the share needs (`--outline`).
+    OutlineOn,
 }
 
 /// How a front end spells the settings that messages name.
@@ -90,6 +95,8 @@ impl Names for CommandLine {
             Setting::NoteOmissionsOn => "--note-omissions",
             Setting::ExcerptSizes => "--excerpt-context and --excerpt-max-chars",
             Setting::ExcerptQuery => "--excerpt-query",
+            Setting::OutlineShare => "--outline-share",
+            Setting::OutlineOn => "--outline",
         }
     }
 }
@@ -119,6 +126,13 @@ pub enum RequestProblem {
     NoteOmissionsMaxWithoutNotes,
     /// An excerpt's context or size without an excerpt query.
     ExcerptWithoutQuery,
+    /// A share of the budget for whole documents without outlines.
+    OutlineShareWithoutOutline,
+    /// A share of the budget over 100 percent.
+    OutlineShareOver100 {
+        /// The share given.
+        share: u64,
+    },
 }
 
 impl RequestProblem {
@@ -145,6 +159,15 @@ impl RequestProblem {
                 "{} need {}",
                 name(Setting::ExcerptSizes),
                 name(Setting::ExcerptQuery)
+            ),
+            RequestProblem::OutlineShareWithoutOutline => format!(
+                "{} needs {}",
+                name(Setting::OutlineShare),
+                name(Setting::OutlineOn)
+            ),
+            RequestProblem::OutlineShareOver100 { share } => format!(
+                "{} is a percentage of the budget from 0 to 100, not {share}",
+                name(Setting::OutlineShare)
             ),
         }
     }
@@ -1207,6 +1230,8 @@ mod tests {
                 Setting::NoteOmissionsOn => "<notes on>",
                 Setting::ExcerptSizes => "<excerpt sizes>",
                 Setting::ExcerptQuery => "<excerpt query>",
+                Setting::OutlineShare => "<outline share>",
+                Setting::OutlineOn => "<outline on>",
             }
         }
     }
