@@ -1586,4 +1586,41 @@ fn outlines_files_that_do_not_fit_whole_exactly_and_labelled_in_every_envelope()
             assert!(content.contains("⋮ "), "{envelope} {id}");
         }
     }
+    // --tree marks what this same pack made of each file.
+    let run = packer(
+        dir.path(),
+        &[
+            "pack",
+            "--dir",
+            root,
+            "--budget",
+            "1500",
+            "--outline",
+            "--tree",
+        ],
+        b"",
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let out = json(&run.stdout);
+    let payload = out["payloadText"].as_str().unwrap();
+    let used = out["usedTokens"].as_u64().unwrap();
+    assert_eq!(used as usize, oracle.encode_ordinary(payload).len());
+    let mut marked = 0;
+    for decision in out["decisions"].as_array().unwrap() {
+        let id = decision["id"].as_str().unwrap();
+        if id == "tree:/" {
+            assert_eq!(decision["reason"], "required");
+            continue;
+        }
+        let name = id.rsplit('/').next().unwrap();
+        let mark = match decision["reason"].as_str().unwrap() {
+            "outline-fits" => " [outline]",
+            "fits" => "",
+            _ => " [omitted]",
+        };
+        marked += usize::from(!mark.is_empty());
+        let line = format!("  {name}{mark}\n");
+        assert!(payload.contains(&line), "the tree has no line {line:?}");
+    }
+    assert!(marked > 0);
 }

@@ -303,20 +303,26 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
             read.refuse(out)?;
         }
     }
-    let fixture = match &args.dir {
+    // A directory's tree, with outlines, marks what the pack made of each
+    // file (packer_collect::pack).
+    let (fixture, packed) = match &args.dir {
         Some(dir) => {
             let collection = args
                 .collect
                 .collect(dir, found.as_ref().map(|f| &f.config))?;
             read.extend(&collection.opened);
-            packer_collect::fixture(&collection)?
+            packer_collect::pack(&collection, &request)?
         }
-        None => args
-            .input
-            .load()
-            .inspect_err(|error| first_mistake_hint(args, error))?,
+        None => {
+            let fixture = args
+                .input
+                .load()
+                .inspect_err(|error| first_mistake_hint(args, error))?;
+            let packed = packer::pack(&fixture, &request);
+            (fixture, packed)
+        }
     };
-    let outcome = match packer::pack(&fixture, &request) {
+    let outcome = match packed {
         Ok(outcome) => outcome,
         Err(failure) => {
             // Something does not fit: still say what was decided.

@@ -9,11 +9,12 @@
 //! 1. **Whole, up to the share.** Each document goes in whole when the
 //!    payload with it stays within `--outline-share` percent of the budget;
 //!    the others wait.
-//! 2. **Every file in view.** Each waiting document, in order, goes in as
-//!    its briefest outline (the last level of detail that keeps anything:
+//! 2. **Every file in view.** Each waiting document goes in as its
+//!    briefest outline (the last level of detail that keeps anything:
 //!    `public`, else `signatures`, else `full`; see
-//!    `packer_outline::Detail`) when the payload with it fits the budget.
-//!    Outlines are made on every core at once.
+//!    `packer_outline::Detail`) when the payload with it fits the budget,
+//!    the smallest outlines first (ties in the policy's order), so that
+//!    the most files are in view. Outlines are made on every core at once.
 //! 3. **Fuller outlines.** Each outlined document, in order, is sent as its
 //!    fullest outline that still fits instead.
 //! 4. **Whole, while room remains.** Each waiting document, in order, goes
@@ -102,13 +103,21 @@ impl Selector<'_> {
             }
         }
         let made = self.make_outlines(&waiting);
-        // The briefest outline of each, then the fullest that fits.
-        for (&index, made) in waiting.iter().zip(&made) {
-            if let Some((_, briefest)) = made.levels.last() {
-                let entry = self.outline_entry(index, briefest);
-                let position = self.ranked_place(index);
-                self.try_entry_at(index, entry, position, briefest);
-            }
+        // The briefest outline of each, the smallest first (the most files
+        // in view), ties in the policy's order.
+        let rank = |index: usize| self.outlines.as_ref().map_or(0, |o| o.rank[index]);
+        let mut briefest: Vec<(usize, Entry, &Outline)> = waiting
+            .iter()
+            .zip(&made)
+            .filter_map(|(&index, made)| {
+                let (_, outline) = made.levels.last()?;
+                Some((index, self.outline_entry(index, outline), outline))
+            })
+            .collect();
+        briefest.sort_by_key(|(index, entry, _)| (entry.counts().next, rank(*index)));
+        for (index, entry, outline) in briefest {
+            let position = self.ranked_place(index);
+            self.try_entry_at(index, entry, position, outline);
         }
         for (&index, made) in waiting.iter().zip(&made) {
             if !self.derived.contains_key(&index) {
