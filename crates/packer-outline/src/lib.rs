@@ -279,10 +279,11 @@ fn kept_lines(
         return Ok(None);
     };
     let tree = parse::parse(&grammar, source)?;
+    let mut indexed = keep::Keep::new(source, Detail::Full, grammar);
+    indexed.index(tree.root_node());
     let mut levels = Vec::with_capacity(details.len());
     for &detail in details {
-        let mut keep = keep::Keep::new(source, detail, grammar.clone());
-        keep.index(tree.root_node());
+        let mut keep = indexed.fresh(detail);
         lang::walk(language, &mut keep, tree.root_node());
         if detail != Detail::Full {
             keep.drop_comment_lines(tree.root_node());

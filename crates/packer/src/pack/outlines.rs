@@ -9,12 +9,14 @@
 //! 1. **Whole, up to the share.** Each document goes in whole when the
 //!    payload with it stays within `--outline-share` percent of the budget;
 //!    the others wait.
-//! 2. **Every file in view.** Each waiting document goes in as its
-//!    briefest outline (the last level of detail that keeps anything:
-//!    `public`, else `signatures`, else `full`; see
-//!    `packer_outline::Detail`) when the payload with it fits the budget,
-//!    the smallest outlines first (ties in the policy's order), so that
-//!    the most files are in view. Outlines are made on every core at once.
+//! 2. **Every file in view.** Each waiting document in a language with a
+//!    grammar, the smallest files first (ties in the policy's order), goes
+//!    in as its briefest outline (the last level of detail that keeps
+//!    anything: `public`, else `signatures`, else `full`; see
+//!    `packer_outline::Detail`) when the payload with it fits the budget.
+//!    Files are parsed [`BATCH`] at a time on every core, and only until
+//!    [`MISSES`] outlines in a row have not fitted: the rest are not
+//!    parsed at all, which keeps a tree far larger than the budget cheap.
 //! 3. **Fuller outlines.** Each outlined document, in order, is sent as its
 //!    fullest outline that still fits instead.
 //! 4. **Whole, while room remains.** Each waiting document, in order, goes
@@ -37,6 +39,8 @@
 //! is listed in [`super::Plan::unoutlined`] with the reason, never sent as
 //! a wrong outline.
 
+use std::collections::HashMap;
+
 use rayon::prelude::*;
 
 use packer_outline::{Detail, Language, Outline};
@@ -55,11 +59,25 @@ pub(super) struct Outlining<'a> {
     pub(super) unoutlined: Vec<(usize, String)>,
 }
 
-/// A document's outlines, fullest first, with the entry of the first.
+/// A document's outlines, fullest first, with the entry of one of them
+/// (see [`Pick`]).
 struct Made {
     levels: Vec<(Detail, Outline)>,
-    first: Option<Entry>,
+    entry: Option<Entry>,
 }
+
+/// Which level's entry [`Selector::make_outlines`] writes and counts.
+#[derive(Clone, Copy)]
+enum Pick {
+    Fullest,
+    Briefest,
+}
+
+/// How many documents are outlined at once (on every core) in pass 2.
+const BATCH: usize = 64;
+
+/// Pass 2 stops after this many outlines in a row that do not fit.
+pub(super) const MISSES: usize = 64;
 
 impl<'a> Outlining<'a> {
     pub(super) fn new(options: OutlineOptions, documents: &'a [Document]) -> Outlining<'a> {
@@ -102,33 +120,65 @@ impl Selector<'_> {
                 waiting.push(index);
             }
         }
-        let made = self.make_outlines(&waiting);
-        // The briefest outline of each, the smallest first (the most files
-        // in view), ties in the policy's order.
-        let rank = |index: usize| self.outlines.as_ref().map_or(0, |o| o.rank[index]);
-        let mut briefest: Vec<(usize, Entry, &Outline)> = waiting
+        // The briefest outline of each, the smallest files first (the most
+        // files in view), ties in the policy's order; files are parsed a
+        // batch at a time, and only until MISSES outlines in a row have
+        // not fitted.
+        let mut candidates: Vec<usize> = waiting
             .iter()
-            .zip(&made)
-            .filter_map(|(&index, made)| {
-                let (_, outline) = made.levels.last()?;
-                Some((index, self.outline_entry(index, outline), outline))
+            .copied()
+            .filter(|&index| self.outlinable(index))
+            .collect();
+        let size = |index: usize| {
+            self.outlines
+                .as_ref()
+                .map_or(0, |o| o.documents[index].content.len())
+        };
+        let rank = |index: usize| self.outlines.as_ref().map_or(0, |o| o.rank[index]);
+        candidates.sort_by_key(|&index| (size(index), rank(index)));
+        let mut made: HashMap<usize, Made> = HashMap::new();
+        let mut misses = 0;
+        'batches: for batch in candidates.chunks(BATCH) {
+            for (&index, outcome) in batch.iter().zip(self.make_outlines(batch, Pick::Briefest)) {
+                if misses >= MISSES {
+                    break 'batches;
+                }
+                let Some(mut outcome) = self.outlined(index, outcome) else {
+                    continue;
+                };
+                if let (Some(entry), Some((_, outline))) =
+                    (outcome.entry.take(), outcome.levels.last())
+                {
+                    let position = self.ranked_place(index);
+                    if self.try_entry_at(index, entry, position, outline) {
+                        misses = 0;
+                    } else {
+                        misses += 1;
+                    }
+                }
+                made.insert(index, outcome);
+            }
+        }
+        // Fuller outlines, in order (their entries written on every core).
+        let outlined: Vec<usize> = waiting
+            .iter()
+            .copied()
+            .filter(|index| self.derived.contains_key(index) && made.contains_key(index))
+            .collect();
+        let fuller: Vec<Vec<(Entry, &Outline)>> = outlined
+            .par_iter()
+            .map(|index| {
+                let levels = &made[index].levels;
+                let richer = levels.len().saturating_sub(1);
+                levels
+                    .iter()
+                    .take(richer)
+                    .map(|(_, outline)| (self.outline_entry(*index, outline), outline))
+                    .collect()
             })
             .collect();
-        briefest.sort_by_key(|(index, entry, _)| (entry.counts().next, rank(*index)));
-        for (index, entry, outline) in briefest {
-            let position = self.ranked_place(index);
-            self.try_entry_at(index, entry, position, outline);
-        }
-        for (&index, made) in waiting.iter().zip(&made) {
-            if !self.derived.contains_key(&index) {
-                continue;
-            }
-            let richer = made.levels.len() - 1;
-            for (level, (_, outline)) in made.levels.iter().enumerate().take(richer) {
-                let entry = match (level, &made.first) {
-                    (0, Some(first)) => first.clone(),
-                    _ => self.outline_entry(index, outline),
-                };
+        for (index, levels) in outlined.into_iter().zip(fuller) {
+            for (entry, outline) in levels {
                 let before = self.total();
                 let after = self.total_replacing(index, Some(&entry));
                 if after as u64 <= self.available {
@@ -169,61 +219,71 @@ impl Selector<'_> {
             return left_out.to_vec();
         }
         let mut still_out = Vec::new();
-        for (index, made) in left_out.iter().copied().zip(self.make_outlines(left_out)) {
+        let outcomes = self.make_outlines(left_out, Pick::Fullest);
+        for (&index, outcome) in left_out.iter().zip(outcomes) {
             let position = self.place(index, false);
-            if !self.try_outline_levels(index, made, Some(position)) {
+            let fits = self
+                .outlined(index, outcome)
+                .is_some_and(|made| self.try_outline_levels(index, made, Some(position)));
+            if !fits {
                 still_out.push(index);
             }
         }
         still_out
     }
 
+    /// Whether document `index` is in a language with a grammar.
+    fn outlinable(&self, index: usize) -> bool {
+        self.outlines.as_ref().is_some_and(|outlining| {
+            Language::from_path(&outlining.documents[index].id).is_some_and(Language::has_grammar)
+        })
+    }
+
     /// The outlines of `indices`, made on every core, each with the entry
-    /// of its fullest level; records the documents that could not be
-    /// outlined.
-    fn make_outlines(&mut self, indices: &[usize]) -> Vec<Made> {
+    /// of the level `pick` says.
+    fn make_outlines(&self, indices: &[usize], pick: Pick) -> Vec<Result<Made, String>> {
         let Some(outlining) = &self.outlines else {
             return Vec::new();
         };
         let documents = outlining.documents;
         let maker = self.layout.entries();
-        let made: Vec<Result<Made, String>> = indices
+        indices
             .par_iter()
             .map(|&index| {
                 let document = &documents[index];
                 let Some(language) = Language::from_path(&document.id) else {
                     return Ok(Made {
                         levels: Vec::new(),
-                        first: None,
+                        entry: None,
                     });
                 };
                 let levels = packer_outline::outlines(language, &document.content)
                     .map_err(|error| format!("{} outline: {error}", language.name()))?;
-                let first = levels.first().map(|(_, outline)| {
+                let chosen = match pick {
+                    Pick::Fullest => levels.first(),
+                    Pick::Briefest => levels.last(),
+                };
+                let entry = chosen.map(|(_, outline)| {
                     maker.document(document, &outline.content, Some(&label(outline)))
                 });
-                Ok(Made { levels, first })
+                Ok(Made { levels, entry })
             })
-            .collect();
-        let mut failed = Vec::new();
-        let made = indices
-            .iter()
-            .zip(made)
-            .map(|(&index, made)| {
-                made.unwrap_or_else(|why| {
-                    failed.push((index, why));
-                    Made {
-                        levels: Vec::new(),
-                        first: None,
-                    }
-                })
-            })
-            .collect();
-        if let Some(outlining) = &mut self.outlines {
-            outlining.unoutlined.extend(failed);
-            outlining.unoutlined.sort_by_key(|(index, _)| *index);
+            .collect()
+    }
+
+    /// The outlines made for document `index`, or `None` (with the reason
+    /// recorded) when it could not be outlined.
+    fn outlined(&mut self, index: usize, outcome: Result<Made, String>) -> Option<Made> {
+        match outcome {
+            Ok(made) => Some(made),
+            Err(why) => {
+                if let Some(outlining) = &mut self.outlines {
+                    let at = outlining.unoutlined.partition_point(|(i, _)| *i < index);
+                    outlining.unoutlined.insert(at, (index, why));
+                }
+                None
+            }
         }
-        made
     }
 
     /// Adds document `index` as the fullest of its outlines that fits, at
@@ -231,7 +291,7 @@ impl Selector<'_> {
     /// did.
     fn try_outline_levels(&mut self, index: usize, made: Made, position: Option<usize>) -> bool {
         let position = position.unwrap_or_else(|| self.ranked_place(index));
-        let mut first = made.first;
+        let mut first = made.entry;
         for (_, outline) in &made.levels {
             let entry = first
                 .take()
