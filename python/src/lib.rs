@@ -11,7 +11,7 @@ use packer::budget::MAX_BUDGET_VALUE;
 use packer::envelope::Envelope;
 use packer::error::{CommandLine, EXIT_USAGE, Names, Setting};
 use packer::fixture::{DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
-use packer::output::{ErrorList, Refusal, Summary};
+use packer::output::{ErrorList, Refusal, Summary, WindowsSummary};
 use std::path::PathBuf;
 
 use packer::{Counter, Encoding, Error, Fixture, Limits, Policy, RequestNames};
@@ -118,6 +118,7 @@ impl Names for Keywords {
             Setting::NoteOmissionsOn => "note_omissions=True",
             Setting::ExcerptSizes => "excerpt_context and excerpt_max_chars",
             Setting::ExcerptQuery => "excerpt_query",
+            Setting::Windows => "windows=True",
             _ => CommandLine.name(setting),
         }
     }
@@ -205,7 +206,11 @@ fn utf8_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
 /// ``excerpt_context``, ``excerpt_max_chars``); ``max_input_bytes`` (default
 /// 1,048,576, counted on the bytes or the serialized dict) and
 /// ``max_documents`` (default 100). With ``payload=False`` the result omits
-/// ``payloadText`` (``--format summary``). The GIL is released while packing.
+/// ``payloadText`` (``--format summary``). With ``windows=True`` every
+/// document goes into as few windows as possible (``packer pack --windows``):
+/// the result has ``windowCount``, ``optimal`` and ``windows`` (each with its
+/// ``payloadText`` unless ``payload=False``) instead of one payload. The GIL
+/// is released while packing.
 ///
 /// Raises ``PackerError`` for every input ``packer pack`` refuses, with the
 /// same code, exit status and message; ``TypeError`` for a dict that JSON
@@ -216,7 +221,8 @@ fn utf8_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
     context_tokens=None, reserved_other_input_tokens=None, reserved_output_tokens=None,
     safety_tokens=None, note_omissions=false, note_omissions_max=None, excerpt_query=None,
     excerpt_context=None,
-    excerpt_max_chars=None, max_input_bytes=None, max_documents=None, payload=true
+    excerpt_max_chars=None, max_input_bytes=None, max_documents=None, payload=true,
+    windows=false
 ))]
 #[allow(clippy::too_many_arguments)]
 fn pack(
@@ -240,6 +246,7 @@ fn pack(
     max_input_bytes: Option<u64>,
     max_documents: Option<usize>,
     payload: bool,
+    windows: bool,
 ) -> PyResult<Py<PyAny>> {
     // The budget values are read first: a value that is not a whole number
     // from 0 to 2^53-1 is refused before the names are checked.
@@ -264,6 +271,7 @@ fn pack(
         excerpt_query,
         excerpt_context,
         excerpt_max_chars,
+        windows,
     };
     let mut request = names.build().map_err(|error| packer_error(py, error))?;
     let limits = Limits {
@@ -279,7 +287,7 @@ fn pack(
         }
         let fixture =
             Fixture::from_bytes(&bytes, &limits).map_err(|error| Failure::new(&error, None))?;
-        let outcome = packer::pack(&fixture, &request).map_err(|failure| {
+        let refused = |failure: packer::Failure| {
             let refusal = failure.does_not_fit().and_then(|does_not_fit| {
                 packer::settings(&fixture, &request).ok().map(|settings| {
                     let refusal = Refusal::new(&fixture, &settings, &request.options, does_not_fit);
@@ -287,7 +295,13 @@ fn pack(
                 })
             });
             Failure::new(failure.error(), refusal)
-        })?;
+        };
+        if request.options.windows {
+            let outcome = packer::pack_windows(&fixture, &request).map_err(refused)?;
+            let summary = WindowsSummary::new(&fixture, &outcome, payload);
+            return Ok(serde_json::to_string(&summary).expect("the output always serializes"));
+        }
+        let outcome = packer::pack(&fixture, &request).map_err(refused)?;
         let summary = Summary::new(&fixture, &outcome, payload);
         Ok(serde_json::to_string(&summary).expect("the output always serializes"))
     });

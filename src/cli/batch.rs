@@ -79,6 +79,11 @@ pub struct BatchArgs {
     /// Cap an excerpt at this many characters, at a line boundary
     #[arg(long, value_name = "N", default_value_t = packer::focus::DEFAULT_MAX_CHARS, requires = "excerpt_query")]
     pub excerpt_max_chars: usize,
+
+    /// Pack each line's documents into as few windows as possible: each
+    /// result is the object of `pack --windows`
+    #[arg(long)]
+    pub windows: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -100,6 +105,7 @@ pub fn batch(args: BatchArgs) -> Result<i32, Error> {
         excerpt_query: args.excerpt_query,
         excerpt_context: excerpt.then_some(args.excerpt_context),
         excerpt_max_chars: excerpt.then_some(args.excerpt_max_chars),
+        windows: args.windows,
         ..args.settings.names()
     })?;
     let options = BatchOptions {

@@ -12,7 +12,7 @@ use packer::{Error, Policy, RequestNames};
 use packer_collect::config::Config;
 
 use super::{
-    Cli, InputArgs, SettingsArgs, envelope_names, payload_out, policy_names, query, repo,
+    Cli, InputArgs, SettingsArgs, envelope_names, out_dir, payload_out, policy_names, query, repo,
     usage_error, with_stdout,
 };
 
@@ -61,6 +61,16 @@ pub struct PackArgs {
     /// Cap an excerpt at this many characters, at a line boundary
     #[arg(long, value_name = "N", default_value_t = packer::focus::DEFAULT_MAX_CHARS, requires = "excerpt_query")]
     pub excerpt_max_chars: usize,
+
+    /// Put every document into as few windows as possible, each a complete
+    /// payload within the budget that names its place (window 2 of 5)
+    #[arg(long, conflicts_with = "payload_out")]
+    pub windows: bool,
+
+    /// With --windows: write each window's payload, byte for byte, to
+    /// DIR/window-001.EXT (a new or empty DIR)
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
 
     /// Collect DIR (as `packer collect`) and pack it, in one process; the
     /// fixture limits give way to --max-files and --max-total-bytes
@@ -207,6 +217,7 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
                 file.excerpt_max_chars,
             )
         }),
+        windows: args.windows || file.windows == Some(true),
         ..args.settings.names()
     };
     let settings = &args.settings;
@@ -261,6 +272,9 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     if args.payload_out.as_deref() == Some(Path::new("-")) {
         return Err(Error::PayloadOutIsStdout);
     }
+    if let Some(code) = windows_usage(names.windows, args) {
+        return Ok(code);
+    }
     // Every file this run reads, so that --payload-out replaces none of
     // them; those named on the command line are refused before anything
     // is read.
@@ -304,6 +318,9 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
             .load()
             .inspect_err(|error| first_mistake_hint(args, error))?,
     };
+    if request.options.windows {
+        return pack_windows(args, format, &fixture, &request);
+    }
     let outcome = match packer::pack(&fixture, &request) {
         Ok(outcome) => outcome,
         Err(failure) => {
@@ -337,6 +354,65 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
         }
         with_stdout(|out| output::write(&fixture, &outcome, format, &mut *out))?;
     }
+    Ok(EXIT_OK)
+}
+
+/// A usage error for what `--windows` does not go with (or what needs it),
+/// checked before anything is read: the exit status, once reported. With
+/// windows and `--out-dir`, the directory is checked (and created) here.
+fn windows_usage(windows: bool, args: &PackArgs) -> Option<i32> {
+    use clap::CommandFactory;
+    let message = if windows && args.format == FormatArg::Payload {
+        "--format payload prints one payload; with --windows, give --out-dir DIR for each \
+         window's payload (and --format json, summary or report)"
+    } else if !windows && args.out_dir.is_some() {
+        "--out-dir writes the payloads of --windows: give --windows"
+    } else {
+        return None;
+    };
+    let error = Cli::command().error(clap::error::ErrorKind::ArgumentConflict, message);
+    Some(usage_error(&error))
+}
+
+/// `--windows`: packs `fixture` into windows, writes `--out-dir` and prints
+/// the windows in `format`.
+fn pack_windows(
+    args: &PackArgs,
+    format: Format,
+    fixture: &packer::Fixture,
+    request: &packer::Request,
+) -> Result<i32, Error> {
+    if let Some(dir) = &args.out_dir {
+        out_dir::prepare(dir)?;
+    }
+    let outcome = match packer::pack_windows(fixture, request) {
+        Ok(outcome) => outcome,
+        Err(failure) => {
+            if let Some(does_not_fit) = failure.does_not_fit() {
+                let settings = packer::settings(fixture, request)?;
+                with_stdout(|out| {
+                    output::write_refusal(
+                        fixture,
+                        &settings,
+                        &request.options,
+                        does_not_fit,
+                        format,
+                        out,
+                    )
+                })?;
+            }
+            return Err(failure.into_error());
+        }
+    };
+    if let Some(dir) = &args.out_dir {
+        out_dir::write(dir, &outcome.windows.windows, outcome.envelope)?;
+    }
+    let width = if format == Format::Report {
+        report_width(io::stdout().is_terminal())
+    } else {
+        output::NO_WRAP
+    };
+    with_stdout(|out| output::write_windows(fixture, &outcome, format, width, &mut *out))?;
     Ok(EXIT_OK)
 }
 

@@ -57,6 +57,8 @@ pub struct RequestNames {
     /// With `excerpt_query`: the most characters of an excerpt (default
     /// [`DEFAULT_MAX_CHARS`](crate::focus::DEFAULT_MAX_CHARS)).
     pub excerpt_max_chars: Option<usize>,
+    /// Put every document into as few windows as possible (SPEC §3.2).
+    pub windows: bool,
 }
 
 impl RequestNames {
@@ -65,7 +67,8 @@ impl RequestNames {
     /// with an encoding or a model, the layout's name, a cap on the
     /// omission notes without them, an encoding with a model, the
     /// encoding's name, the model, the whole budget with a separate budget
-    /// value, excerpt settings without a query. Its `tokenizer` is `None`.
+    /// value, excerpt settings without a query, windows with omission notes or
+    /// excerpts. Its `tokenizer` is `None`.
     pub fn build(&self) -> Result<Request, Error> {
         let policy = match &self.policy {
             None => Policy::default(),
@@ -92,6 +95,12 @@ impl RequestNames {
         {
             return Err(refused(RequestProblem::ExcerptWithoutQuery));
         }
+        if self.windows && self.note_omissions {
+            return Err(refused(RequestProblem::WindowsWithNoteOmissions));
+        }
+        if self.windows && self.excerpt_query.is_some() {
+            return Err(refused(RequestProblem::WindowsWithExcerpts));
+        }
         Ok(Request {
             encoding,
             tokenizer: None,
@@ -112,6 +121,7 @@ impl RequestNames {
                         .excerpt_max_chars
                         .unwrap_or(crate::focus::DEFAULT_MAX_CHARS),
                 }),
+                windows: self.windows,
             },
         })
     }
