@@ -56,7 +56,6 @@ pub fn write(dir: &Path, windows: &[Window], envelope: Envelope) -> Result<(), E
         let name = file_name(window.index, envelope);
         let mut file = directory.create_new(&name).map_err(failed)?;
         file.write_all(window.payload_text.as_bytes())
-            .and_then(|()| file.sync_all())
             .map_err(failed)?;
     }
     Ok(())

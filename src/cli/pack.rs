@@ -275,6 +275,10 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     if let Some(code) = windows_usage(names.windows, args) {
         return Ok(code);
     }
+    // Refused (or created) before anything is read or walked.
+    if let Some(dir) = args.out_dir.as_deref().filter(|_| names.windows) {
+        out_dir::prepare(dir)?;
+    }
     // Every file this run reads, so that --payload-out replaces none of
     // them; those named on the command line are refused before anything
     // is read.
@@ -358,13 +362,15 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
 }
 
 /// A usage error for what `--windows` does not go with (or what needs it),
-/// checked before anything is read: the exit status, once reported. With
-/// windows and `--out-dir`, the directory is checked (and created) here.
+/// checked before anything is read: the exit status, once reported.
 fn windows_usage(windows: bool, args: &PackArgs) -> Option<i32> {
     use clap::CommandFactory;
     let message = if windows && args.format == FormatArg::Payload {
         "--format payload prints one payload; with --windows, give --out-dir DIR for each \
          window's payload (and --format json, summary or report)"
+    } else if windows && args.payload_out.is_some() {
+        "--payload-out writes one payload; with --windows, give --out-dir DIR for each \
+         window's payload"
     } else if !windows && args.out_dir.is_some() {
         "--out-dir writes the payloads of --windows: give --windows"
     } else {
@@ -382,9 +388,6 @@ fn pack_windows(
     fixture: &packer::Fixture,
     request: &packer::Request,
 ) -> Result<i32, Error> {
-    if let Some(dir) = &args.out_dir {
-        out_dir::prepare(dir)?;
-    }
     let outcome = match packer::pack_windows(fixture, request) {
         Ok(outcome) => outcome,
         Err(failure) => {
