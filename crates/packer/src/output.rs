@@ -996,10 +996,15 @@ fn windows_report(fixture: &Fixture, outcome: &WindowsOutcome, width: usize) -> 
         line(
             &mut out,
             format!(
-                "window {} of {count}: {} document{}, {} of {} tokens used, {} free",
+                "window {} of {count}: {} document{}{}, {} of {} tokens used, {} free",
                 window.index,
                 own.len(),
                 if own.len() == 1 { "" } else { "s" },
+                if required.is_empty() {
+                    String::new()
+                } else {
+                    format!(" and the {} required", required.len())
+                },
                 window.used_tokens,
                 windows.available_tokens,
                 windows.available_tokens - window.used_tokens as u64,
