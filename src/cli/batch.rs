@@ -84,6 +84,15 @@ pub struct BatchArgs {
     /// result is the object of `pack --windows`
     #[arg(long)]
     pub windows: bool,
+
+    /// Send outlines of the source files that do not fit whole
+    #[arg(long)]
+    pub outline: bool,
+
+    /// With --outline: the percentage of the budget whole documents fill
+    /// before the rest go in as outlines [default: 50]
+    #[arg(long, value_name = "PERCENT")]
+    pub outline_share: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -106,6 +115,8 @@ pub fn batch(args: BatchArgs) -> Result<i32, Error> {
         excerpt_context: excerpt.then_some(args.excerpt_context),
         excerpt_max_chars: excerpt.then_some(args.excerpt_max_chars),
         windows: args.windows,
+        outline: args.outline,
+        outline_share: args.outline_share,
         ..args.settings.names()
     })?;
     let options = BatchOptions {

@@ -171,6 +171,8 @@ impl Names for ToolArguments {
             Setting::NoteOmissionsOn => "the argument 'noteOmissions'",
             Setting::ExcerptQuery => "the argument 'excerptQuery'",
             Setting::Windows => "the argument 'windows'",
+            Setting::OutlineShare => "the argument 'outlineShare'",
+            Setting::OutlineOn => "the argument 'outline'",
             // No tool takes separate budget values or excerpt sizes.
             _ => CommandLine.name(setting),
         }
@@ -243,11 +245,12 @@ impl Server {
         }
         let window = args.window()?;
         let collection = packer_collect::collect(&dir, &options, |_| {})?;
-        let fixture = packer_collect::fixture(&collection)?;
         if let Some(window) = window {
+            let fixture = packer_collect::fixture(&collection)?;
             return in_windows(&fixture, &request, window, Some(&collection));
         }
-        let outcome = packer::pack(&fixture, &request).map_err(packer::Failure::into_error)?;
+        let (fixture, packed) = packer_collect::pack(&collection, &request)?;
+        let outcome = packed.map_err(packer::Failure::into_error)?;
         let summary = PackSummary::new(&fixture, &outcome).with_files(&collection);
         Ok(Answer {
             summary: serde_json::to_value(&summary).unwrap_or(Value::Null),

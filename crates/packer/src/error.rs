@@ -60,6 +60,11 @@ pub enum Setting {
     ExcerptQuery,
     /// Packing into windows (`--windows`).
     Windows,
+    /// The share of the budget for whole documents given without outlines,
+    /// the subject of `needs` (`--outline-share`).
+    OutlineShare,
+    /// Outlines, as what the share needs (`--outline`).
+    OutlineOn,
 }
 
 /// How a front end spells the settings that messages name.
@@ -93,6 +98,8 @@ impl Names for CommandLine {
             Setting::ExcerptSizes => "--excerpt-context and --excerpt-max-chars",
             Setting::ExcerptQuery => "--excerpt-query",
             Setting::Windows => "--windows",
+            Setting::OutlineShare => "--outline-share",
+            Setting::OutlineOn => "--outline",
         }
     }
 }
@@ -126,6 +133,15 @@ pub enum RequestProblem {
     WindowsWithNoteOmissions,
     /// Windows with focused excerpts (not supported yet).
     WindowsWithExcerpts,
+    /// Windows with outlines (not supported yet).
+    WindowsWithOutlines,
+    /// A share of the budget for whole documents without outlines.
+    OutlineShareWithoutOutline,
+    /// A share of the budget over 100 percent.
+    OutlineShareOver100 {
+        /// The share given.
+        share: u64,
+    },
 }
 
 impl RequestProblem {
@@ -162,6 +178,20 @@ impl RequestProblem {
                 "{} does not take {} yet: a document too big for a window is skipped",
                 name(Setting::Windows),
                 name(Setting::ExcerptQuery)
+            ),
+            RequestProblem::WindowsWithOutlines => format!(
+                "{} does not take {} yet: a document too big for a window is skipped",
+                name(Setting::Windows),
+                name(Setting::OutlineOn)
+            ),
+            RequestProblem::OutlineShareWithoutOutline => format!(
+                "{} needs {}",
+                name(Setting::OutlineShare),
+                name(Setting::OutlineOn)
+            ),
+            RequestProblem::OutlineShareOver100 { share } => format!(
+                "{} is a percentage of the budget from 0 to 100, not {share}",
+                name(Setting::OutlineShare)
             ),
         }
     }
@@ -1246,6 +1276,8 @@ mod tests {
                 Setting::ExcerptSizes => "<excerpt sizes>",
                 Setting::ExcerptQuery => "<excerpt query>",
                 Setting::Windows => "<windows>",
+                Setting::OutlineShare => "<outline share>",
+                Setting::OutlineOn => "<outline on>",
             }
         }
     }

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 
 use crate::envelope::{
-    DEFAULT_NOTE_OMISSIONS_MAX, Entries, Entry, Envelope, Envelopes, ExcerptLabel, Tally,
+    DEFAULT_NOTE_OMISSIONS_MAX, Entries, Entry, Envelope, Envelopes, ExcerptLabel, Label, Tally,
 };
 use crate::error::Error;
 use crate::fixture::Document;
@@ -19,6 +19,7 @@ use crate::tokens::{Counter, Splitting};
 
 mod in_order;
 mod max_fill;
+mod outlines;
 mod priority;
 mod whole;
 mod windows;
@@ -198,6 +199,9 @@ pub enum Reason {
     WholeDocumentDoesNotFit,
     /// Selected as a focused excerpt because the whole document did not fit.
     ExcerptFits,
+    /// Selected as an outline because the whole document did not fit (or
+    /// not within the share of the budget for whole documents).
+    OutlineFits,
     /// Packing failed: this required document does not fit.
     RequiredDoesNotFit,
     /// Packing failed before this document was tried.
@@ -212,6 +216,7 @@ impl Reason {
             Reason::Required => "required",
             Reason::WholeDocumentDoesNotFit => "whole-document-does-not-fit",
             Reason::ExcerptFits => "excerpt-fits",
+            Reason::OutlineFits => "outline-fits",
             Reason::RequiredDoesNotFit => "required-does-not-fit",
             Reason::NotTried => "not-tried",
         }
@@ -227,7 +232,8 @@ pub struct Decision {
     pub selected: bool,
     /// Why.
     pub reason: Reason,
-    /// Tokens of the raw `content` on its own.
+    /// Tokens of the raw `content` on its own (for an outline, of the
+    /// outline's content).
     pub content_tokens: usize,
     /// How much the candidate envelope grew the count (negative when moving
     /// a document out of the `omitted` list shrinks it).
@@ -253,6 +259,8 @@ pub struct Options {
     /// Put every document into as few windows as possible
     /// ([`plan_windows`], `packer::pack_windows`; SPEC §3.2).
     pub windows: bool,
+    /// Send outlines of the source files that do not fit whole (SPEC §2.3).
+    pub outline: Option<OutlineOptions>,
 }
 
 impl Default for Options {
@@ -264,6 +272,26 @@ impl Default for Options {
             note_omissions_max: DEFAULT_NOTE_OMISSIONS_MAX,
             excerpt: None,
             windows: false,
+            outline: None,
+        }
+    }
+}
+
+/// How outlines are chosen (`--outline` and `--outline-share`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutlineOptions {
+    /// The share of the budget, in percent, that whole documents may fill
+    /// before the rest are sent as outlines (see `pack/outlines.rs`).
+    pub share_percent: u8,
+}
+
+/// The share of the budget whole documents fill first with `--outline`.
+pub const DEFAULT_OUTLINE_SHARE_PERCENT: u8 = 50;
+
+impl Default for OutlineOptions {
+    fn default() -> OutlineOptions {
+        OutlineOptions {
+            share_percent: DEFAULT_OUTLINE_SHARE_PERCENT,
         }
     }
 }
@@ -292,6 +320,11 @@ pub struct Plan {
     pub skipped: Vec<usize>,
     /// Whether focused excerpts were allowed (`--excerpt-query`).
     pub excerpts: bool,
+    /// Whether outlines were allowed (`--outline`).
+    pub outlines: bool,
+    /// Documents that needed an outline and could not get one, with why
+    /// (a syntax error and its position, say), in input order.
+    pub unoutlined: Vec<(usize, String)>,
     /// One decision per document, in input order.
     pub decisions: Vec<Decision>,
     /// For `max-fill`: whether the selection is proven to be the fullest.
@@ -357,8 +390,10 @@ fn plan_counting(
     selector.excerpts = options.excerpt.as_ref().map(|excerpt| Excerpts {
         options: excerpt,
         documents,
-        chosen: HashMap::new(),
     });
+    selector.outlines = options
+        .outline
+        .map(|options| outlines::Outlining::new(options, documents));
     let required: Vec<usize> = documents
         .iter()
         .filter(|d| d.required)
@@ -396,11 +431,10 @@ fn not_tried(content_tokens: &[usize], decided: &[Option<Decision>]) -> Vec<Deci
         .collect()
 }
 
-/// Focused excerpts: how to make them, and those chosen.
+/// Focused excerpts: how to make them.
 struct Excerpts<'a> {
     options: &'a ExcerptOptions,
     documents: &'a [Document],
-    chosen: HashMap<usize, Entry>,
 }
 
 /// The state of one selection run.
@@ -412,6 +446,9 @@ pub(crate) struct Selector<'a> {
     /// When counting whole: the exact count of the payload as it stands.
     counted: usize,
     excerpts: Option<Excerpts<'a>>,
+    outlines: Option<outlines::Outlining<'a>>,
+    /// The entries that stand for documents sent as excerpts or outlines.
+    derived: HashMap<usize, Entry>,
     available: u64,
     content_tokens: Vec<usize>,
     tally: Tally<'a>,
@@ -461,6 +498,8 @@ impl<'a> Selector<'a> {
             whole,
             counted: empty,
             excerpts: None,
+            outlines: None,
+            derived: HashMap::new(),
             available,
             content_tokens,
             tally,
@@ -500,8 +539,13 @@ impl<'a> Selector<'a> {
     /// Tries each of `order` in turn, keeping each that fits, then the
     /// excerpts of those that did not (when excerpts are allowed).
     fn try_in_order(&mut self, order: impl IntoIterator<Item = usize>) {
-        for index in order {
-            self.try_add(index);
+        if self.outlines.is_some() {
+            let order: Vec<usize> = order.into_iter().collect();
+            self.outline_in_order(&order);
+        } else {
+            for index in order {
+                self.try_add(index);
+            }
         }
         self.add_excerpts();
     }
@@ -538,7 +582,7 @@ impl<'a> Selector<'a> {
             index,
             selected: matches!(
                 reason,
-                Reason::Fits | Reason::Required | Reason::ExcerptFits
+                Reason::Fits | Reason::Required | Reason::ExcerptFits | Reason::OutlineFits
             ),
             reason,
             content_tokens: self.content_tokens[index],
@@ -581,11 +625,11 @@ impl<'a> Selector<'a> {
             if !excerpt.shows_lines {
                 break;
             }
-            let label = ExcerptLabel {
+            let label = Label::Excerpt(ExcerptLabel {
                 query: options.query.clone(),
                 lines: excerpt.lines,
                 of_chars: focus.chars(),
-            };
+            });
             let entry = maker.document(document, &excerpt.text, Some(&label));
             let after = self.total_with(index, Some(&entry), at_end);
             if after as u64 <= self.available {
@@ -594,9 +638,7 @@ impl<'a> Selector<'a> {
                 self.order.insert(at, index);
                 self.counted = after;
                 self.decide(index, Reason::ExcerptFits, before, after);
-                if let Some(excerpts) = &mut self.excerpts {
-                    excerpts.chosen.insert(index, entry);
-                }
+                self.derived.insert(index, entry);
                 return true;
             }
         }
@@ -607,12 +649,9 @@ impl<'a> Selector<'a> {
     /// count of the payload (a difference is a bug, reported as an internal
     /// error rather than a wrong number).
     fn finish(self, optimal: Option<bool>) -> Result<Plan, Failure> {
-        let (payload_text, parts) = match &self.excerpts {
-            Some(excerpts) => self
-                .layout
-                .render_parts(&self.order, |i| excerpts.chosen.get(&i)),
-            None => self.layout.render_parts(&self.order, |_| None),
-        };
+        let (payload_text, parts) = self
+            .layout
+            .render_parts(&self.order, |i| self.derived.get(&i));
         let counted = self.layout.recount(&payload_text, &parts);
         drop(parts);
         let used_tokens = if self.whole {
@@ -633,6 +672,11 @@ impl<'a> Selector<'a> {
             order: self.order,
             skipped: self.skipped,
             excerpts: self.excerpts.is_some(),
+            outlines: self.outlines.is_some(),
+            unoutlined: self
+                .outlines
+                .map(|outlines| outlines.unoutlined)
+                .unwrap_or_default(),
             decisions: self
                 .decisions
                 .into_iter()
@@ -976,6 +1020,7 @@ mod tests {
                         max_chars: 30,
                     }),
                     windows: false,
+                    outline: None,
                 };
                 let by_entry = plan_counting(&documents, counter, budget, &options, false);
                 let whole = plan_counting(&documents, counter, budget, &options, true);
@@ -1049,6 +1094,158 @@ mod tests {
             proptest::prop_assert_eq!(whole(&with), whole(&without));
             proptest::prop_assert!(with.used_tokens >= without.used_tokens);
             proptest::prop_assert!(with.used_tokens as u64 <= budget);
+        }
+    }
+
+    /// A Rust file of `functions` documented functions with bodies of
+    /// `body` lines each.
+    fn rust_file(index: usize, functions: usize, body: usize) -> Document {
+        let mut text = String::from("//! A module.\n\nuse std::fmt;\n\n");
+        for f in 0..functions {
+            text.push_str(&format!(
+                "/// Does thing {f}.\n///\n/// At length.\npub fn thing_{f}(x: u32) -> u32 {{\n"
+            ));
+            for line in 0..body {
+                text.push_str(&format!("    let y{line} = x + {line};\n"));
+            }
+            text.push_str(
+                "    x\n}\n\nfn helper_{f}() {}\n\n"
+                    .replace("{f}", &f.to_string())
+                    .as_str(),
+            );
+        }
+        Document {
+            id: format!("src/m{index}.rs"),
+            ..document(index, &text)
+        }
+    }
+
+    fn outlining(policy: Policy) -> Options {
+        Options {
+            policy,
+            outline: Some(OutlineOptions::default()),
+            ..Options::default()
+        }
+    }
+
+    #[test]
+    fn a_file_too_long_whole_goes_in_as_a_labelled_outline() {
+        let documents = [rust_file(0, 2, 2), rust_file(1, 6, 30)];
+        let budget = alone(&documents, 0) * 2 + 40;
+        assert!(alone(&documents, 1) > budget);
+        let plan = run(&documents, budget, outlining(Policy::InOrder)).unwrap();
+        assert_eq!(plan.order, vec![0, 1]);
+        assert_eq!(plan.decisions[0].reason, Reason::Fits);
+        let outlined = plan.decisions[1];
+        assert_eq!(outlined.reason, Reason::OutlineFits);
+        let source = &documents[1].content;
+        let made = packer_outline::outlines(packer_outline::Language::Rust, source).unwrap();
+        let (_, sent) = made
+            .iter()
+            .find(|(_, outline)| {
+                let entry = serde_json::to_string(&outline.content).unwrap();
+                plan.payload_text.contains(&format!(
+                    r#""content":{entry},"outline":{{"lines":"{}","ofLines":{}}}}}"#,
+                    outline.lines_label(),
+                    outline.of_lines
+                ))
+            })
+            .expect("the payload holds one of the file's outlines, labelled");
+        assert_eq!(
+            outlined.content_tokens,
+            Counter::new(Encoding::Cl100kBase).count(&sent.content)
+        );
+        assert!(outlined.needed_tokens <= outlined.free_tokens as i64);
+        assert!(plan.outlines);
+        // Without the flag the file is only skipped.
+        let without = run(&documents, budget, Options::default()).unwrap();
+        assert_eq!(without.order, vec![0]);
+    }
+
+    #[test]
+    fn outlines_change_nothing_when_every_document_fits_whole() {
+        let documents: Vec<Document> = (0..4).map(|i| rust_file(i, i + 1, 3)).collect();
+        for policy in Policy::ALL {
+            let with = run(&documents, 100_000, outlining(policy)).unwrap();
+            let without = run(&documents, 100_000, with_policy(policy)).unwrap();
+            assert_eq!(with.payload_text, without.payload_text, "{policy:?}");
+            assert_eq!(with.decisions, without.decisions, "{policy:?}");
+        }
+    }
+
+    #[test]
+    fn a_file_that_does_not_parse_gets_no_outline_and_is_listed() {
+        let mut broken = rust_file(1, 6, 30);
+        broken.content.push_str("fn broken( {\n");
+        let documents = [rust_file(0, 1, 1), broken];
+        let plan = run(&documents, 200, outlining(Policy::InOrder)).unwrap();
+        assert_eq!(plan.decisions[1].reason, Reason::WholeDocumentDoesNotFit);
+        assert_eq!(plan.unoutlined.len(), 1);
+        assert_eq!(plan.unoutlined[0].0, 1);
+        assert!(plan.unoutlined[0].1.contains("syntax error at line"));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(24))]
+
+        /// With `--outline` every guarantee holds: the payload's count is
+        /// exact and within the budget, each document left out needed more
+        /// than was free, and the per-entry arithmetic agrees with counting
+        /// every candidate whole.
+        #[test]
+        fn outlines_keep_every_guarantee(
+            files in proptest::collection::vec((1usize..6, 0usize..12), 1..6),
+            budget in 40u64..1500,
+            envelope in 0usize..3,
+            notes in proptest::bool::ANY,
+            share in 0u8..=100,
+            policy in 0usize..3,
+        ) {
+            let documents: Vec<Document> = files
+                .iter()
+                .enumerate()
+                .map(|(i, &(functions, body))| rust_file(i, functions, body))
+                .collect();
+            let counter = Counter::new(Encoding::Cl100kBase);
+            let policy = Policy::ALL[policy];
+            let options = Options {
+                policy,
+                envelope: Envelope::ALL[envelope],
+                note_omissions: notes,
+                note_omissions_max: 2,
+                outline: Some(OutlineOptions { share_percent: share }),
+                ..Options::default()
+            };
+            let by_entry = plan_counting(&documents, counter, budget, &options, false);
+            let whole = plan_counting(&documents, counter, budget, &options, true);
+            let (by_entry, whole) = match (by_entry, whole) {
+                (Ok(a), Ok(b)) => (a, b),
+                (a, b) => {
+                    proptest::prop_assert_eq!(a.err(), b.err());
+                    return Ok(());
+                }
+            };
+            for plan in [&by_entry, &whole] {
+                proptest::prop_assert_eq!(plan.used_tokens, counter.count(&plan.payload_text));
+                proptest::prop_assert!(plan.used_tokens as u64 <= budget);
+                for decision in plan.decisions.iter().filter(|d| !d.selected) {
+                    proptest::prop_assert!(decision.needed_tokens > decision.free_tokens as i64);
+                }
+            }
+            if !notes {
+                // The selected documents' numbers add up to the payload.
+                let empty = plan_counting(&[], counter, budget, &options, false).unwrap();
+                let added: i64 = by_entry
+                    .decisions
+                    .iter()
+                    .filter(|d| d.selected)
+                    .map(|d| d.needed_tokens)
+                    .sum();
+                proptest::prop_assert_eq!(by_entry.used_tokens as i64 - added, empty.used_tokens as i64);
+            }
+            if policy != Policy::MaxFill {
+                proptest::prop_assert_eq!(whole, by_entry);
+            }
         }
     }
 }
