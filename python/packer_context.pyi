@@ -76,6 +76,7 @@ def pack(
     max_input_bytes: Optional[int] = None,
     max_documents: Optional[int] = None,
     payload: bool = True,
+    windows: bool = False,
 ) -> dict[str, Any]:
     """Pack a fixture; return the object ``packer pack --format json`` prints.
 
@@ -96,6 +97,10 @@ def pack(
     ``max_input_bytes`` (default 1,048,576, counted on the bytes or the
     serialized dict) and ``max_documents`` (default 100). With
     ``payload=False`` the result omits ``payloadText`` (``--format summary``).
+    With ``windows=True`` every document goes into as few windows as
+    possible (``packer pack --windows``): the result has ``windowCount``,
+    ``optimal`` and ``windows``, each with its ``payloadText`` unless
+    ``payload=False``.
 
     Raises ``PackerError`` for every input ``packer pack`` refuses, with the
     same code, exit status and message; ``TypeError`` for a dict that JSON

@@ -16,6 +16,7 @@ mod focus;
 mod init;
 mod man;
 mod mcp;
+mod out_dir;
 mod pack;
 mod payload_out;
 mod repo;
@@ -97,6 +98,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per run: boxing the largest variant would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Select whole documents that fit the budget and print the exact payload with a decision for each

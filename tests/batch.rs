@@ -68,7 +68,11 @@ fn pack_alone(line: &[u8], args: &[&str]) -> (Value, i32, String) {
 #[test]
 fn every_bundled_fixture_gives_the_line_pack_gives_in_input_order() {
     let lines = fixture_lines();
-    for args in [&[][..], &["--policy", "max-fill", "--note-omissions"][..]] {
+    for args in [
+        &[][..],
+        &["--policy", "max-fill", "--note-omissions"][..],
+        &["--windows", "--envelope", "xml"][..],
+    ] {
         let mut input = Vec::new();
         for (_, bytes) in &lines {
             input.extend_from_slice(bytes);

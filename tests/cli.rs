@@ -931,3 +931,295 @@ fn first_mistakes_are_told_what_to_run_instead() {
     let summary: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(summary["availableTokens"], 124000);
 }
+
+/// The result of `pack --windows --format json` with every window's
+/// payload counted again by tiktoken-rs: each count equals `usedTokens`
+/// and fits `availableTokens`, every document is in one window or skipped,
+/// and each decision names its window.
+fn checked_windows(args: &[&str], encoding: packer::Encoding) -> serde_json::Value {
+    let result: serde_json::Value = serde_json::from_str(&ok(args)).unwrap();
+    let available = result["availableTokens"].as_u64().unwrap();
+    let windows = result["windows"].as_array().unwrap();
+    assert_eq!(
+        result["windowCount"].as_u64().unwrap() as usize,
+        windows.len()
+    );
+    let mut placed: Vec<String> = Vec::new();
+    for (b, window) in windows.iter().enumerate() {
+        assert_eq!(window["index"].as_u64().unwrap() as usize, b + 1);
+        let payload = window["payloadText"].as_str().unwrap();
+        let counted = common::oracle(encoding).encode_ordinary(payload).len();
+        assert_eq!(window["usedTokens"].as_u64().unwrap() as usize, counted);
+        assert!(counted as u64 <= available);
+        for id in window["selectedIds"].as_array().unwrap() {
+            placed.push(id.as_str().unwrap().to_owned());
+        }
+    }
+    for decision in result["decisions"].as_array().unwrap() {
+        let id = decision["id"].as_str().unwrap();
+        match decision["reason"].as_str().unwrap() {
+            "fits" => {
+                let window = decision["window"].as_u64().unwrap() as usize;
+                let ids = windows[window - 1]["selectedIds"].as_array().unwrap();
+                assert!(ids.iter().any(|i| i == id));
+                assert_eq!(placed.iter().filter(|p| *p == id).count(), 1);
+            }
+            "required" => {
+                assert!(decision.get("window").is_none());
+                assert_eq!(placed.iter().filter(|p| *p == id).count(), windows.len());
+            }
+            _ => {
+                assert!(decision.get("window").is_none());
+                assert!(!placed.iter().any(|p| p == id));
+                assert!(
+                    decision["neededTokens"].as_i64().unwrap()
+                        > decision["freeTokens"].as_i64().unwrap()
+                );
+            }
+        }
+    }
+    result
+}
+
+#[test]
+fn windows_hold_every_document_in_as_few_exact_payloads_as_possible() {
+    let args = [
+        "pack",
+        "fixtures/guide.json",
+        "--windows",
+        "--budget",
+        "120",
+    ];
+    let json = checked_windows(&args, packer::Encoding::Cl100kBase);
+    assert_eq!(json["windowCount"], 3);
+    assert_eq!(json["optimal"], true);
+    assert!(
+        json["windows"][1]["payloadText"]
+            .as_str()
+            .unwrap()
+            .starts_with(r#"{"window":"2 of 3","documents":[{"id":"reference""#)
+    );
+    let mut summary = args.to_vec();
+    summary.extend(["--format", "summary"]);
+    insta::assert_snapshot!("windows_summary", ok(&summary));
+    let mut report = args.to_vec();
+    report.extend(["--format", "report"]);
+    insta::assert_snapshot!("windows_report", ok(&report));
+    // A document too big for any window is skipped, with its numbers;
+    // every layout names the window's place.
+    for (envelope, start) in [
+        (
+            "xml",
+            "<documents window=\"1 of {K}\">\n<document index=\"1\"",
+        ),
+        ("markdown", "# Documents (window 1 of {K})\n## "),
+    ] {
+        let json = checked_windows(
+            &[
+                "pack",
+                "fixtures/guide.json",
+                "--windows",
+                "--budget",
+                "90",
+                "--envelope",
+                envelope,
+                "--encoding",
+                "o200k_base",
+            ],
+            packer::Encoding::O200kBase,
+        );
+        assert_eq!(json["skipped"][0]["id"], "reference");
+        let first = json["windows"][0]["payloadText"].as_str().unwrap();
+        let start = start.replace("{K}", &json["windowCount"].to_string());
+        assert!(first.starts_with(&start), "{first}");
+    }
+    // A directory, counted with another encoding.
+    let json = checked_windows(
+        &[
+            "pack",
+            "--dir",
+            "fixtures/plain-directory",
+            "--windows",
+            "--budget",
+            "60",
+            "--encoding",
+            "r50k_base",
+        ],
+        packer::Encoding::R50kBase,
+    );
+    assert!(json["windowCount"].as_u64().unwrap() >= 2);
+}
+
+#[test]
+fn out_dir_gets_each_window_byte_for_byte_and_never_replaces_a_file() {
+    let dir = tempdir().join("windows");
+    let args = [
+        "pack",
+        "fixtures/guide.json",
+        "--windows",
+        "--budget",
+        "120",
+        "--envelope",
+        "xml",
+        "--out-dir",
+        dir.to_str().unwrap(),
+    ];
+    let json: serde_json::Value = serde_json::from_str(&ok(&args)).unwrap();
+    let mut names: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["window-001.xml", "window-002.xml", "window-003.xml"]
+    );
+    for (name, window) in names.iter().zip(json["windows"].as_array().unwrap()) {
+        let written = fs::read(dir.join(name)).unwrap();
+        assert_eq!(written, window["payloadText"].as_str().unwrap().as_bytes());
+    }
+    // The same directory again: not empty, refused before anything is
+    // written, and the files stay as they were.
+    let before = fs::read(dir.join("window-001.xml")).unwrap();
+    let run = exec(&args);
+    assert_eq!(run.status, 2);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "error[out-dir-refused]: --out-dir is not empty; give a new directory or an empty one, \
+         so that no file is replaced\n"
+    );
+    assert_eq!(fs::read(dir.join("window-001.xml")).unwrap(), before);
+    // A symbolic link to an empty directory is refused too.
+    #[cfg(unix)]
+    {
+        let empty = tempdir().join("empty");
+        fs::create_dir(&empty).unwrap();
+        let link = tempdir().join("link");
+        std::os::unix::fs::symlink(&empty, &link).unwrap();
+        let mut linked = args.to_vec();
+        let last = linked.len() - 1;
+        linked[last] = link.to_str().unwrap();
+        let run = exec(&linked);
+        assert_eq!(run.status, 2);
+        assert!(run.stderr.contains("is a symbolic link"), "{}", run.stderr);
+        assert_eq!(fs::read_dir(&empty).unwrap().count(), 0);
+    }
+    // A directory collected: Markdown by default, `.md` files.
+    let dir = tempdir().join("markdown");
+    ok(&[
+        "pack",
+        "--dir",
+        "fixtures/plain-directory",
+        "--windows",
+        "--budget",
+        "60",
+        "--format",
+        "summary",
+        "--out-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(dir.join("window-001.md").is_file());
+}
+
+#[test]
+fn windows_refuse_what_has_no_meaning_for_them() {
+    let base = [
+        "pack",
+        "fixtures/guide.json",
+        "--windows",
+        "--budget",
+        "120",
+    ];
+    let refused = |extra: &[&str], line: &str| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        let run = exec(&args);
+        assert_eq!(run.status, 2, "{args:?}: {}", run.stderr);
+        assert_eq!(run.stdout, "");
+        assert!(
+            run.stderr.ends_with(&format!("{line}\n")),
+            "{args:?}: {}",
+            run.stderr
+        );
+    };
+    refused(
+        &["--format", "payload"],
+        "error[usage]: --format payload prints one payload; with --windows, give --out-dir DIR \
+         for each window's payload (and --format json, summary or report)",
+    );
+    refused(
+        &["--note-omissions"],
+        "error[usage]: --windows does not take --note-omissions yet: every document is in some \
+         window",
+    );
+    refused(
+        &["--outline"],
+        "error[usage]: --windows does not take --outline yet: a document too big for a window \
+         is skipped",
+    );
+    refused(
+        &["--excerpt-query", "limits"],
+        "error[usage]: --windows does not take --excerpt-query yet: a document too big for a \
+         window is skipped",
+    );
+    let run = exec(&[&base[..], &["--payload-out", "x.txt"]].concat());
+    assert_eq!(run.status, 2);
+    assert!(run.stderr.contains("--payload-out"), "{}", run.stderr);
+    let run = exec(&["pack", "fixtures/guide.json", "--out-dir", "somewhere"]);
+    assert_eq!(run.status, 2);
+    assert!(
+        run.stderr.ends_with(
+            "error[usage]: --out-dir writes the payloads of --windows: give --windows\n"
+        ),
+        "{}",
+        run.stderr
+    );
+    // Required documents that do not fit a window: exit 4, with numbers.
+    let run = exec(&[
+        "pack",
+        "fixtures/required-does-not-fit.json",
+        "--windows",
+        "--format",
+        "summary",
+    ]);
+    assert_eq!(run.status, 4, "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with("error[required-does-not-fit]"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_packer_toml_can_ask_for_windows() {
+    let dir = tempdir().join("project");
+    fs::create_dir_all(dir.join("src")).unwrap();
+    fs::write(dir.join("packer.toml"), "windows = true\nbudget = 80\n").unwrap();
+    for i in 0..4 {
+        fs::write(
+            dir.join(format!("src/part{i}.rs")),
+            format!("pub fn part{i}() -> u32 {{\n    {i}\n}}\n").repeat(3),
+        )
+        .unwrap();
+    }
+    let run = exec(&[
+        "pack",
+        "--dir",
+        dir.to_str().unwrap(),
+        "--format",
+        "summary",
+    ]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let summary: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert!(summary["windowCount"].as_u64().unwrap() >= 2, "{summary}");
+    // --format payload has no meaning for windows, from the file or a flag.
+    let run = exec(&[
+        "pack",
+        "--dir",
+        dir.to_str().unwrap(),
+        "--format",
+        "payload",
+    ]);
+    assert_eq!(run.status, 2);
+}

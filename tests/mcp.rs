@@ -372,6 +372,67 @@ async fn packs_documents_given_inline_like_the_command_line() {
     client.cancel().await.unwrap();
 }
 
+/// `windows`: each call returns one window's payload, equal byte for byte
+/// to the command line's, counted exactly, with the summary of every window.
+#[tokio::test]
+async fn packs_documents_into_windows_one_window_per_call() {
+    let client = connect(&repo(), &[]).await;
+    let cli = common::packer()
+        .args([
+            "pack",
+            "fixtures/guide.json",
+            "--windows",
+            "--budget",
+            "120",
+        ])
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    let cli: Value = serde_json::from_slice(&cli.stdout).unwrap();
+    let count = cli["windowCount"].as_u64().unwrap() as usize;
+    assert_eq!(count, 3);
+    for window in 1..=count {
+        let result = call(
+            &client,
+            "pack_documents",
+            json!({"documents": guide_documents(), "budget": 120, "windows": true, "window": window}),
+        )
+        .await;
+        let text = texts(&result)[0];
+        assert_eq!(
+            text,
+            cli["windows"][window - 1]["payloadText"].as_str().unwrap()
+        );
+        let summary = result.structured_content.as_ref().unwrap();
+        assert_eq!(summary["window"], window);
+        assert_eq!(summary["windowCount"], count);
+        assert_eq!(summary["optimal"], true);
+        assert_eq!(summary["windows"].as_array().unwrap().len(), count);
+        assert_eq!(
+            oracle_count(Encoding::Cl100kBase, text),
+            summary["usedTokens"].as_u64().unwrap() as usize
+        );
+        assert_eq!(
+            summary["selectedIds"],
+            cli["windows"][window - 1]["selectedIds"]
+        );
+    }
+    // A window past the last, or `window` without `windows`, is refused.
+    for arguments in [
+        json!({"documents": guide_documents(), "budget": 120, "windows": true, "window": 4}),
+        json!({"documents": guide_documents(), "budget": 120, "window": 1}),
+    ] {
+        let result = call(&client, "pack_documents", arguments).await;
+        assert_eq!(result.is_error, Some(true));
+        assert!(
+            texts(&result)[0].starts_with("error[usage]: the argument 'window'"),
+            "{:?}",
+            texts(&result)
+        );
+    }
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test]
 async fn a_bad_document_is_a_coded_error_that_echoes_nothing() {
     let client = connect(&repo(), &[]).await;

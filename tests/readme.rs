@@ -61,6 +61,8 @@ fn the_reference_documents_every_error_code() {
         "empty-query",
         "output-failed",
         "payload-out-failed",
+        "out-dir-refused",
+        "out-dir-failed",
     ];
     for code in codes {
         assert!(

@@ -45,6 +45,7 @@ fuzz_target!(|data: &[u8]| {
                             context: 1,
                             max_chars: 200,
                         }),
+                        windows: false,
                     },
                     ..base.clone()
                 };

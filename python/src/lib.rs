@@ -11,7 +11,7 @@ use packer::budget::MAX_BUDGET_VALUE;
 use packer::envelope::Envelope;
 use packer::error::{CommandLine, EXIT_USAGE, Names, Setting};
 use packer::fixture::{DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
-use packer::output::{ErrorList, Refusal, Summary};
+use packer::output::{ErrorList, Refusal, Summary, WindowsSummary};
 use std::path::PathBuf;
 
 use packer::{Counter, Encoding, Error, Fixture, Limits, Policy, RequestNames};
@@ -118,6 +118,7 @@ impl Names for Keywords {
             Setting::NoteOmissionsOn => "note_omissions=True",
             Setting::ExcerptSizes => "excerpt_context and excerpt_max_chars",
             Setting::ExcerptQuery => "excerpt_query",
+            Setting::Windows => "windows=True",
             Setting::OutlineShare => "outline_share",
             Setting::OutlineOn => "outline=True",
             _ => CommandLine.name(setting),
@@ -210,7 +211,11 @@ fn utf8_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
 /// first, default 50); ``max_input_bytes`` (default
 /// 1,048,576, counted on the bytes or the serialized dict) and
 /// ``max_documents`` (default 100). With ``payload=False`` the result omits
-/// ``payloadText`` (``--format summary``). The GIL is released while packing.
+/// ``payloadText`` (``--format summary``). With ``windows=True`` every
+/// document goes into as few windows as possible (``packer pack --windows``):
+/// the result has ``windowCount``, ``optimal`` and ``windows`` (each with its
+/// ``payloadText`` unless ``payload=False``) instead of one payload. The GIL
+/// is released while packing.
 ///
 /// Raises ``PackerError`` for every input ``packer pack`` refuses, with the
 /// same code, exit status and message; ``TypeError`` for a dict that JSON
@@ -222,7 +227,7 @@ fn utf8_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
     safety_tokens=None, note_omissions=false, note_omissions_max=None, excerpt_query=None,
     excerpt_context=None,
     excerpt_max_chars=None, outline=false, outline_share=None, max_input_bytes=None,
-    max_documents=None, payload=true
+    max_documents=None, payload=true, windows=false
 ))]
 #[allow(clippy::too_many_arguments)]
 fn pack(
@@ -248,6 +253,7 @@ fn pack(
     max_input_bytes: Option<u64>,
     max_documents: Option<usize>,
     payload: bool,
+    windows: bool,
 ) -> PyResult<Py<PyAny>> {
     // The budget values are read first: a value that is not a whole number
     // from 0 to 2^53-1 is refused before the names are checked.
@@ -272,6 +278,7 @@ fn pack(
         excerpt_query,
         excerpt_context,
         excerpt_max_chars,
+        windows,
         outline,
         outline_share,
     };
@@ -289,7 +296,7 @@ fn pack(
         }
         let fixture =
             Fixture::from_bytes(&bytes, &limits).map_err(|error| Failure::new(&error, None))?;
-        let outcome = packer::pack(&fixture, &request).map_err(|failure| {
+        let refused = |failure: packer::Failure| {
             let refusal = failure.does_not_fit().and_then(|does_not_fit| {
                 packer::settings(&fixture, &request).ok().map(|settings| {
                     let refusal = Refusal::new(&fixture, &settings, &request.options, does_not_fit);
@@ -297,7 +304,13 @@ fn pack(
                 })
             });
             Failure::new(failure.error(), refusal)
-        })?;
+        };
+        if request.options.windows {
+            let outcome = packer::pack_windows(&fixture, &request).map_err(refused)?;
+            let summary = WindowsSummary::new(&fixture, &outcome, payload);
+            return Ok(serde_json::to_string(&summary).expect("the output always serializes"));
+        }
+        let outcome = packer::pack(&fixture, &request).map_err(refused)?;
         let summary = Summary::new(&fixture, &outcome, payload);
         Ok(serde_json::to_string(&summary).expect("the output always serializes"))
     });

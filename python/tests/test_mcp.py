@@ -170,6 +170,30 @@ def test_packs_a_directory_within_the_budget_counted_exactly(tree, tiktoken_enco
     assert reasons == {"config.py": "contains-secret", "escape": "not-a-file"}
 
 
+def test_packs_a_directory_into_windows_one_window_per_call(tree, tiktoken_encoding):
+    arguments = {"path": str(tree / "src"), "budget": 45, "windows": True}
+
+    async def body(client):
+        first = await client.call_tool("pack_directory", arguments)
+        results = [first]
+        for window in range(2, first.structured_content["windowCount"] + 1):
+            results.append(await client.call_tool("pack_directory", {**arguments, "window": window}))
+        return results
+
+    results = session([tree], body)
+    assert len(results) == 2
+    ids = []
+    for window, result in enumerate(results, 1):
+        assert not result.is_error, text_of(result)
+        summary = result.structured_content
+        assert (summary["window"], summary["windowCount"], summary["optimal"]) == (window, 2, True)
+        payload = text_of(result)
+        assert payload.startswith(f"# Documents (window {window} of 2)\n")
+        assert summary["usedTokens"] == tiktoken_count(tiktoken_encoding, "cl100k_base", payload) <= 45
+        ids += summary["selectedIds"]
+    assert sorted(ids) == ["lib.rs", "main.rs"]
+
+
 def test_a_directory_pack_equals_the_command_line(tree):
     async def body(client):
         return await client.call_tool(

@@ -46,6 +46,8 @@ OPTION_SETS = [
         {"envelope": "markdown", "note_omissions": True, "note_omissions_max": 1},
     ),
     (["--max-input-bytes", "600"], {"max_input_bytes": 600}),
+    (["--windows", "--budget", "120"], {"windows": True, "budget": 120}),
+    (["--windows", "--envelope", "markdown"], {"windows": True, "envelope": "markdown"}),
     (["--outline", "--outline-share", "20"], {"outline": True, "outline_share": 20}),
 ]
 

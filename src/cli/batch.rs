@@ -80,6 +80,11 @@ pub struct BatchArgs {
     #[arg(long, value_name = "N", default_value_t = packer::focus::DEFAULT_MAX_CHARS, requires = "excerpt_query")]
     pub excerpt_max_chars: usize,
 
+    /// Pack each line's documents into as few windows as possible: each
+    /// result is the object of `pack --windows`
+    #[arg(long)]
+    pub windows: bool,
+
     /// Send outlines of the source files that do not fit whole
     #[arg(long)]
     pub outline: bool,
@@ -109,6 +114,7 @@ pub fn batch(args: BatchArgs) -> Result<i32, Error> {
         excerpt_query: args.excerpt_query,
         excerpt_context: excerpt.then_some(args.excerpt_context),
         excerpt_max_chars: excerpt.then_some(args.excerpt_max_chars),
+        windows: args.windows,
         outline: args.outline,
         outline_share: args.outline_share,
         ..args.settings.names()

@@ -12,7 +12,7 @@ use packer::{Error, Policy, RequestNames};
 use packer_collect::config::Config;
 
 use super::{
-    Cli, InputArgs, SettingsArgs, envelope_names, payload_out, policy_names, query, repo,
+    Cli, InputArgs, SettingsArgs, envelope_names, out_dir, payload_out, policy_names, query, repo,
     usage_error, with_stdout,
 };
 
@@ -61,6 +61,16 @@ pub struct PackArgs {
     /// Cap an excerpt at this many characters, at a line boundary
     #[arg(long, value_name = "N", default_value_t = packer::focus::DEFAULT_MAX_CHARS, requires = "excerpt_query")]
     pub excerpt_max_chars: usize,
+
+    /// Put every document into as few windows as possible, each a complete
+    /// payload within the budget that names its place (window 2 of 5)
+    #[arg(long, conflicts_with = "payload_out")]
+    pub windows: bool,
+
+    /// With --windows: write each window's payload, byte for byte, to
+    /// DIR/window-001.EXT (a new or empty DIR)
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
 
     /// Send outlines (whole kept lines from a parse: declarations,
     /// signatures, docs) of the source files that do not fit whole
@@ -217,6 +227,7 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
                 file.excerpt_max_chars,
             )
         }),
+        windows: args.windows || file.windows == Some(true),
         outline: args.outline || file.outline == Some(true),
         outline_share: args.outline_share.or(file.outline_share),
         ..args.settings.names()
@@ -273,6 +284,13 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     if args.payload_out.as_deref() == Some(Path::new("-")) {
         return Err(Error::PayloadOutIsStdout);
     }
+    if let Some(code) = windows_usage(names.windows, args) {
+        return Ok(code);
+    }
+    // Refused (or created) before anything is read or walked.
+    if let Some(dir) = args.out_dir.as_deref().filter(|_| names.windows) {
+        out_dir::prepare(dir)?;
+    }
     // Every file this run reads, so that --payload-out replaces none of
     // them; those named on the command line are refused before anything
     // is read.
@@ -306,12 +324,26 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     // A directory's tree, with outlines, marks what the pack made of each
     // file (packer_collect::pack).
     let (fixture, packed) = match &args.dir {
+        Some(dir) if request.options.windows => {
+            let collection = args
+                .collect
+                .collect(dir, found.as_ref().map(|f| &f.config))?;
+            let fixture = packer_collect::fixture(&collection)?;
+            return pack_windows(args, format, &fixture, &request);
+        }
         Some(dir) => {
             let collection = args
                 .collect
                 .collect(dir, found.as_ref().map(|f| &f.config))?;
             read.extend(&collection.opened);
             packer_collect::pack(&collection, &request)?
+        }
+        None if request.options.windows => {
+            let fixture = args
+                .input
+                .load()
+                .inspect_err(|error| first_mistake_hint(args, error))?;
+            return pack_windows(args, format, &fixture, &request);
         }
         None => {
             let fixture = args
@@ -355,6 +387,64 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
         }
         with_stdout(|out| output::write(&fixture, &outcome, format, &mut *out))?;
     }
+    Ok(EXIT_OK)
+}
+
+/// A usage error for what `--windows` does not go with (or what needs it),
+/// checked before anything is read: the exit status, once reported.
+fn windows_usage(windows: bool, args: &PackArgs) -> Option<i32> {
+    use clap::CommandFactory;
+    let message = if windows && args.format == FormatArg::Payload {
+        "--format payload prints one payload; with --windows, give --out-dir DIR for each \
+         window's payload (and --format json, summary or report)"
+    } else if windows && args.payload_out.is_some() {
+        "--payload-out writes one payload; with --windows, give --out-dir DIR for each \
+         window's payload"
+    } else if !windows && args.out_dir.is_some() {
+        "--out-dir writes the payloads of --windows: give --windows"
+    } else {
+        return None;
+    };
+    let error = Cli::command().error(clap::error::ErrorKind::ArgumentConflict, message);
+    Some(usage_error(&error))
+}
+
+/// `--windows`: packs `fixture` into windows, writes `--out-dir` and prints
+/// the windows in `format`.
+fn pack_windows(
+    args: &PackArgs,
+    format: Format,
+    fixture: &packer::Fixture,
+    request: &packer::Request,
+) -> Result<i32, Error> {
+    let outcome = match packer::pack_windows(fixture, request) {
+        Ok(outcome) => outcome,
+        Err(failure) => {
+            if let Some(does_not_fit) = failure.does_not_fit() {
+                let settings = packer::settings(fixture, request)?;
+                with_stdout(|out| {
+                    output::write_refusal(
+                        fixture,
+                        &settings,
+                        &request.options,
+                        does_not_fit,
+                        format,
+                        out,
+                    )
+                })?;
+            }
+            return Err(failure.into_error());
+        }
+    };
+    if let Some(dir) = &args.out_dir {
+        out_dir::write(dir, &outcome.windows.windows, outcome.envelope)?;
+    }
+    let width = if format == Format::Report {
+        report_width(io::stdout().is_terminal())
+    } else {
+        output::NO_WRAP
+    };
+    with_stdout(|out| output::write_windows(fixture, &outcome, format, width, &mut *out))?;
     Ok(EXIT_OK)
 }
 

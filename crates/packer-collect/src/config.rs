@@ -10,7 +10,7 @@
 //! never through a symbolic link, a regular file of at most
 //! [`MAX_CONFIG_BYTES`]. It cannot weaken what protects the user: there
 //! is no key for `--allow-secrets`, `--tokenizer` (a file to read),
-//! `--payload-out` (a file to write) or `--format`, so a hostile checkout's
+//! `--payload-out` or `--out-dir` (files to write) or `--format`, so a hostile checkout's
 //! file can reorder, narrow or budget its own files and nothing more.
 
 use std::path::Path;
@@ -85,6 +85,8 @@ pub struct Config {
     pub max_files: Option<usize>,
     /// `--max-total-bytes`.
     pub max_total_bytes: Option<u64>,
+    /// `--windows` (`--out-dir`, a directory to write, stays a flag).
+    pub windows: Option<bool>,
 }
 
 impl Config {

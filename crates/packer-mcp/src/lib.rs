@@ -170,6 +170,7 @@ impl Names for ToolArguments {
             Setting::NoteOmissionsMaxAlone => "the argument 'noteOmissionsMax'",
             Setting::NoteOmissionsOn => "the argument 'noteOmissions'",
             Setting::ExcerptQuery => "the argument 'excerptQuery'",
+            Setting::Windows => "the argument 'windows'",
             Setting::OutlineShare => "the argument 'outlineShare'",
             Setting::OutlineOn => "the argument 'outline'",
             // No tool takes separate budget values or excerpt sizes.
@@ -242,7 +243,12 @@ impl Server {
                 packer::output::terminal_safe(path)
             )));
         }
+        let window = args.window()?;
         let collection = packer_collect::collect(&dir, &options, |_| {})?;
+        if let Some(window) = window {
+            let fixture = packer_collect::fixture(&collection)?;
+            return in_windows(&fixture, &request, window, Some(&collection));
+        }
         let (fixture, packed) = packer_collect::pack(&collection, &request)?;
         let outcome = packed.map_err(packer::Failure::into_error)?;
         let summary = PackSummary::new(&fixture, &outcome).with_files(&collection);
@@ -270,6 +276,9 @@ impl Server {
         };
         let fixture = Fixture::from_bytes(fixture_json.as_bytes(), &limits)
             .map_err(|error| tools::moved(error, offset.saturating_sub(HEAD.len())))?;
+        if let Some(window) = args.window()? {
+            return in_windows(&fixture, &request, window, None);
+        }
         let outcome = packer::pack(&fixture, &request).map_err(packer::Failure::into_error)?;
         let summary = PackSummary::new(&fixture, &outcome);
         Ok(Answer {
@@ -339,6 +348,34 @@ impl Server {
             }
         }
     }
+}
+
+/// With `windows`: `fixture` packed into windows; the answer is window
+/// `window`'s payload and the summary of it (with what the walk of a
+/// directory left out, for `collection`).
+fn in_windows(
+    fixture: &Fixture,
+    request: &Request,
+    window: usize,
+    collection: Option<&packer_collect::Collection>,
+) -> Result<Answer, ToolError> {
+    let outcome = packer::pack_windows(fixture, request).map_err(packer::Failure::into_error)?;
+    let count = outcome.windows.count();
+    if window > count {
+        return Err(ToolError::Usage(format!(
+            "the argument 'window' must be from 1 to {count}: the documents fit in {count} \
+             window{}",
+            if count == 1 { "" } else { "s" }
+        )));
+    }
+    let mut summary = PackSummary::of_window(fixture, &outcome, window);
+    if let Some(collection) = collection {
+        summary = summary.with_files(collection);
+    }
+    Ok(Answer {
+        summary: serde_json::to_value(&summary).unwrap_or(Value::Null),
+        text: outcome.windows.windows[window - 1].payload_text.clone(),
+    })
 }
 
 /// The request a pack tool's arguments make, built by the library from

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use packer::output::Method;
-use packer::{Fixture, Outcome};
+use packer::{Fixture, Outcome, WindowsOutcome};
 use packer_collect::{Collection, SkipReason};
 
 /// The most skipped documents (and unusable files) listed by name; the rest
@@ -39,6 +39,27 @@ pub struct PackSummary<'a> {
     /// `pack_directory` only: the files that did not become documents.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub files: Option<Files<'a>>,
+    /// With `windows`: the window returned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<usize>,
+    /// With `windows`: how many windows there are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_count: Option<usize>,
+    /// With `windows`: every window, briefly.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub windows: Option<Vec<WindowBrief>>,
+}
+
+/// One window of a pack into windows.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WindowBrief {
+    /// Its 1-based place.
+    pub index: usize,
+    /// The exact count of its payload.
+    pub used_tokens: usize,
+    /// How many documents it holds (required ones included).
+    pub documents: usize,
 }
 
 /// One skipped document.
@@ -137,6 +158,65 @@ impl<'a> PackSummary<'a> {
                 .collect(),
             skipped_more: more(plan.skipped.len()),
             files: None,
+            window: None,
+            window_count: None,
+            windows: None,
+        }
+    }
+
+    /// The summary of window `window` (1-based, at most the window count)
+    /// of `outcome`: its count and ids, the documents skipped from every
+    /// window, and every window briefly.
+    pub fn of_window(
+        fixture: &'a Fixture,
+        outcome: &'a WindowsOutcome,
+        window: usize,
+    ) -> PackSummary<'a> {
+        let windows = &outcome.windows;
+        let id = |index: usize| fixture.documents[index].id.as_str();
+        let shown = &windows.windows[window - 1];
+        PackSummary {
+            method: Method {
+                encoding: outcome.counter().label(),
+                tokenizer_sha256: outcome.tokenizer.map(|t| t.sha256()),
+                policy: outcome.policy.name(),
+                envelope: outcome.envelope.name(),
+                optimal: Some(windows.optimal),
+            },
+            available_tokens: windows.available_tokens,
+            used_tokens: shown.used_tokens,
+            selected_ids: shown.order.iter().map(|&i| id(i)).collect(),
+            excerpt_ids: None,
+            outline_ids: None,
+            skipped: windows
+                .skipped
+                .iter()
+                .take(LISTED)
+                .map(|&i| {
+                    let decision = &windows.decisions[i];
+                    Skipped {
+                        id: id(i),
+                        reason: decision.reason.name(),
+                        needed_tokens: decision.needed_tokens,
+                        free_tokens: decision.free_tokens,
+                    }
+                })
+                .collect(),
+            skipped_more: more(windows.skipped.len()),
+            files: None,
+            window: Some(window),
+            window_count: Some(windows.count()),
+            windows: Some(
+                windows
+                    .windows
+                    .iter()
+                    .map(|w| WindowBrief {
+                        index: w.index,
+                        used_tokens: w.used_tokens,
+                        documents: w.order.len(),
+                    })
+                    .collect(),
+            ),
         }
     }
 

@@ -48,6 +48,8 @@ pub const PACK_DIRECTORY_ARGUMENTS: &[&str] = &[
     "outline",
     "outlineShare",
     "baseUrl",
+    "windows",
+    "window",
 ];
 /// The arguments of `pack_documents`.
 pub const PACK_DOCUMENTS_ARGUMENTS: &[&str] = &[
@@ -61,6 +63,8 @@ pub const PACK_DOCUMENTS_ARGUMENTS: &[&str] = &[
     "noteOmissions",
     "noteOmissionsMax",
     "excerptQuery",
+    "windows",
+    "window",
     "outline",
     "outlineShare",
 ];
@@ -231,6 +235,22 @@ fn pack_properties(default_envelope: Envelope) -> Map<String, Value> {
             "description": "When a whole document does not fit, try a labelled excerpt of its \
                             lines around these terms (split on spaces and commas)."
         },
+        "windows": {
+            "type": "boolean",
+            "default": false,
+            "description": "Put every document into as few windows of `budget` tokens as \
+                            possible (for map-reduce over more than one context), each a \
+                            complete payload that names its place (window 2 of 5). The call \
+                            returns one window's payload (see `window`) and the summary says \
+                            windowCount: call again with window=2, 3, ... for the others \
+                            (the same arguments always give the same windows)."
+        },
+        "window": {
+            "type": "integer",
+            "minimum": 1,
+            "default": 1,
+            "description": "With windows: which window's payload to return (1-based)."
+        },
         "outline": {
             "type": "boolean",
             "default": false,
@@ -391,7 +411,22 @@ fn pack_summary_schema(directory: bool) -> Value {
         "tokenizerSha256": {"type": "string", "description": "With a tokenizer file: its SHA-256."},
         "policy": {"type": "string"},
         "envelope": {"type": "string", "enum": Envelope::names()},
-        "optimal": {"type": "boolean", "description": "max-fill only: proven the fullest choice."},
+        "optimal": {"type": "boolean", "description": "max-fill: proven the fullest choice. With windows: windowCount proven the fewest."},
+        "window": {"type": "integer", "description": "With windows: the window returned; usedTokens and selectedIds are its own."},
+        "windowCount": {"type": "integer", "description": "With windows: how many windows hold the documents."},
+        "windows": {
+            "type": "array",
+            "description": "With windows: every window's number, usedTokens and number of documents.",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "index": {"type": "integer"},
+                    "usedTokens": {"type": "integer"},
+                    "documents": {"type": "integer"}
+                },
+                "required": ["index", "usedTokens", "documents"]
+            }
+        },
         "availableTokens": {"type": "integer"},
         "usedTokens": {"type": "integer", "description": "The exact count of the payload text."},
         "selectedIds": {"type": "array", "items": {"type": "string"}},
@@ -634,6 +669,7 @@ impl<'a> Arguments<'a> {
             note_omissions,
             note_omissions_max: note_omissions_max.filter(|_| note_omissions),
             excerpt_query: self.string("excerptQuery")?.map(str::to_owned),
+            windows: self.flag("windows")?,
             outline: self.flag("outline")?,
             outline_share: match self.value("outlineShare") {
                 None => None,
@@ -645,6 +681,24 @@ impl<'a> Arguments<'a> {
             },
             ..counter
         })
+    }
+
+    /// `window`: with `windows`, the 1-based window to return (default 1);
+    /// refused without `windows`.
+    pub fn window(&self) -> Result<Option<usize>, ToolError> {
+        let windows = self.flag("windows")?;
+        match self.value("window") {
+            None => Ok(windows.then_some(1)),
+            Some(_) if !windows => Err(ToolError::Usage(
+                "the argument 'window' needs the argument 'windows' to be true".into(),
+            )),
+            Some(value) => value
+                .as_u64()
+                .filter(|&n| n >= 1)
+                .and_then(|n| usize::try_from(n).ok())
+                .map(Some)
+                .ok_or_else(|| wrong_type("window", "a whole number from 1")),
+        }
     }
 }
 

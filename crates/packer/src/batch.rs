@@ -1,9 +1,10 @@
 //! Batch packing: JSON Lines of fixtures in, JSON Lines of results out.
 //!
 //! Each input line is one fixture; each output line is, in the same order,
-//! the compact `--format json` (or `summary`) object of packing it, or an
-//! `{"errors":[...]}` object saying why that line could not be packed. One
-//! bad line never stops the batch.
+//! the compact `--format json` (or `summary`) object of packing it (with
+//! `windows`, of packing it into windows), or an `{"errors":[...]}` object
+//! saying why that line could not be packed. One bad line never stops the
+//! batch.
 //!
 //! Lines are read in bounded chunks on one thread while the previous chunk
 //! is packed on every core, so memory stays bounded by the chunk size
@@ -19,7 +20,7 @@ use serde::Serialize;
 
 use crate::error::{EXIT_DOES_NOT_FIT, EXIT_FAILURE, EXIT_INVALID_INPUT, EXIT_OK};
 use crate::fixture::{Fixture, Limits};
-use crate::output::{ErrorList, ErrorRecord, Refusal, Summary};
+use crate::output::{ErrorList, ErrorRecord, Refusal, Summary, WindowsSummary};
 use crate::{Error, Request};
 
 /// At most this many lines are read into one chunk, and packed as one group.
@@ -260,16 +261,31 @@ fn pack_line(line: Line, options: &BatchOptions) -> Packed {
             Err(error) => return refused(&error, None),
         };
         let request = &options.request;
+        let refusal = |failure: crate::Failure| {
+            let refusal = failure.does_not_fit().and_then(|does_not_fit| {
+                crate::settings(&fixture, request).ok().map(|settings| {
+                    Refusal::new(&fixture, &settings, &request.options, does_not_fit)
+                })
+            });
+            refused(failure.error(), refusal.as_ref())
+        };
+        if request.options.windows {
+            return match crate::pack_windows(&fixture, request) {
+                Ok(outcome) => Packed {
+                    out: json_line(&WindowsSummary::new(
+                        &fixture,
+                        &outcome,
+                        options.with_payload,
+                    )),
+                    status: EXIT_OK,
+                    messages: Vec::new(),
+                },
+                Err(failure) => refusal(failure),
+            };
+        }
         let outcome = match crate::pack(&fixture, request) {
             Ok(outcome) => outcome,
-            Err(failure) => {
-                let refusal = failure.does_not_fit().and_then(|does_not_fit| {
-                    crate::settings(&fixture, request).ok().map(|settings| {
-                        Refusal::new(&fixture, &settings, &request.options, does_not_fit)
-                    })
-                });
-                return refused(failure.error(), refusal.as_ref());
-            }
+            Err(failure) => return refusal(failure),
         };
         let summary = Summary::new(&fixture, &outcome, options.with_payload);
         Packed {

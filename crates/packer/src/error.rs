@@ -58,6 +58,8 @@ pub enum Setting {
     ExcerptSizes,
     /// The excerpt query, as what they need (`--excerpt-query`).
     ExcerptQuery,
+    /// Packing into windows (`--windows`).
+    Windows,
     /// The share of the budget for whole documents given without outlines,
     /// the subject of `needs` (`--outline-share`).
     OutlineShare,
@@ -95,6 +97,7 @@ impl Names for CommandLine {
             Setting::NoteOmissionsOn => "--note-omissions",
             Setting::ExcerptSizes => "--excerpt-context and --excerpt-max-chars",
             Setting::ExcerptQuery => "--excerpt-query",
+            Setting::Windows => "--windows",
             Setting::OutlineShare => "--outline-share",
             Setting::OutlineOn => "--outline",
         }
@@ -126,6 +129,12 @@ pub enum RequestProblem {
     NoteOmissionsMaxWithoutNotes,
     /// An excerpt's context or size without an excerpt query.
     ExcerptWithoutQuery,
+    /// Windows with omission notes (not supported yet).
+    WindowsWithNoteOmissions,
+    /// Windows with focused excerpts (not supported yet).
+    WindowsWithExcerpts,
+    /// Windows with outlines (not supported yet).
+    WindowsWithOutlines,
     /// A share of the budget for whole documents without outlines.
     OutlineShareWithoutOutline,
     /// A share of the budget over 100 percent.
@@ -159,6 +168,21 @@ impl RequestProblem {
                 "{} need {}",
                 name(Setting::ExcerptSizes),
                 name(Setting::ExcerptQuery)
+            ),
+            RequestProblem::WindowsWithNoteOmissions => format!(
+                "{} does not take {} yet: every document is in some window",
+                name(Setting::Windows),
+                name(Setting::NoteOmissionsOn)
+            ),
+            RequestProblem::WindowsWithExcerpts => format!(
+                "{} does not take {} yet: a document too big for a window is skipped",
+                name(Setting::Windows),
+                name(Setting::ExcerptQuery)
+            ),
+            RequestProblem::WindowsWithOutlines => format!(
+                "{} does not take {} yet: a document too big for a window is skipped",
+                name(Setting::Windows),
+                name(Setting::OutlineOn)
             ),
             RequestProblem::OutlineShareWithoutOutline => format!(
                 "{} needs {}",
@@ -760,6 +784,23 @@ pub enum Error {
         /// The operating system's kind of failure.
         kind: std::io::ErrorKind,
     },
+    /// `--out-dir` names something packer will not write window files
+    /// into: a directory that is not empty, a symbolic link, or a file.
+    #[error(
+        "--out-dir {problem}; give a new directory or an empty one, so that no file is replaced"
+    )]
+    OutDirRefused {
+        /// What is wrong with it (`is not empty`, `is a symbolic link`, ...).
+        problem: &'static str,
+    },
+    /// A window file could not be written into `--out-dir`.
+    #[error(
+        "cannot write a window file into --out-dir ({kind}); check the path and its permissions"
+    )]
+    OutDir {
+        /// The operating system's kind of failure.
+        kind: std::io::ErrorKind,
+    },
 }
 
 fn schema_subject(place: &SchemaPlace, names: &dyn Names) -> String {
@@ -1004,6 +1045,8 @@ impl Error {
             Error::TooMuchText { .. } => "input-too-large",
             Error::Output { .. } => "output-failed",
             Error::PayloadOut { .. } => "payload-out-failed",
+            Error::OutDirRefused { .. } => "out-dir-refused",
+            Error::OutDir { .. } => "out-dir-failed",
         }
     }
 
@@ -1018,7 +1061,8 @@ impl Error {
             | Error::InvalidBaseUrl
             | Error::InvalidGlob
             | Error::InvalidConfig { .. }
-            | Error::PathOutsideRoot => EXIT_USAGE,
+            | Error::PathOutsideRoot
+            | Error::OutDirRefused { .. } => EXIT_USAGE,
             Error::TooManyFiles { .. } | Error::TooMuchText { .. } => EXIT_INVALID_INPUT,
             Error::UnreadableInput { .. }
             | Error::ReadFailed { .. }
@@ -1050,9 +1094,10 @@ impl Error {
             Error::EmptyEnvelopeDoesNotFit { .. } | Error::RequiredDoesNotFit { .. } => {
                 EXIT_DOES_NOT_FIT
             }
-            Error::Output { .. } | Error::PayloadOut { .. } | Error::CountMismatch { .. } => {
-                EXIT_FAILURE
-            }
+            Error::Output { .. }
+            | Error::PayloadOut { .. }
+            | Error::CountMismatch { .. }
+            | Error::OutDir { .. } => EXIT_FAILURE,
         }
     }
 
@@ -1230,6 +1275,7 @@ mod tests {
                 Setting::NoteOmissionsOn => "<notes on>",
                 Setting::ExcerptSizes => "<excerpt sizes>",
                 Setting::ExcerptQuery => "<excerpt query>",
+                Setting::Windows => "<windows>",
                 Setting::OutlineShare => "<outline share>",
                 Setting::OutlineOn => "<outline on>",
             }

@@ -78,7 +78,7 @@ pub use budget::{Budget, PartialBudget};
 pub use envelope::Envelope;
 pub use error::Error;
 pub use fixture::{Document, Fixture, Format, Limits, Source};
-pub use pack::{Decision, DoesNotFit, Failure, Options, Plan, Policy, Reason};
+pub use pack::{Decision, DoesNotFit, Failure, Options, Plan, Policy, Reason, Window, Windows};
 pub use request::RequestNames;
 pub use tokens::{Counter, Encoding, Splitting, Tokenizer};
 
@@ -230,6 +230,9 @@ pub fn settings(fixture: &Fixture, request: &Request) -> Result<Settings, Error>
 ///
 /// Something that does not fit is [`Failure::DoesNotFit`], with a decision
 /// for every document; `?` turns a failure into its [`Error`].
+///
+/// This makes one payload: `request.options.windows` is read by
+/// [`pack_windows`], which the front ends call instead when it is set.
 pub fn pack(fixture: &Fixture, request: &Request) -> Result<Outcome, Failure> {
     let settings = settings(fixture, request)?;
     let counter = settings.counter();
@@ -246,5 +249,82 @@ pub fn pack(fixture: &Fixture, request: &Request) -> Result<Outcome, Failure> {
         envelope: request.options.envelope,
         budget: settings.budget,
         plan,
+    })
+}
+
+/// A fixture packed into windows: the resolved settings and the windows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WindowsOutcome {
+    /// The encoding counted with (see [`Outcome::encoding`]).
+    pub encoding: Encoding,
+    /// The tokenizer file counted with, if any.
+    pub tokenizer: Option<Tokenizer>,
+    /// The policy (it orders the documents inside each window).
+    pub policy: Policy,
+    /// The payloads' layout.
+    pub envelope: Envelope,
+    /// The budget after overrides.
+    pub budget: Budget,
+    /// The windows, their decisions and payloads.
+    pub windows: Windows,
+}
+
+impl WindowsOutcome {
+    /// A counter for what the windows were counted with.
+    pub fn counter(&self) -> Counter {
+        match self.tokenizer {
+            Some(tokenizer) => Counter::with_tokenizer(tokenizer),
+            None => Counter::new(self.encoding),
+        }
+    }
+}
+
+/// Packs every document of a validated fixture into as few windows as
+/// possible (SPEC §3.2): each window a complete envelope counted exactly
+/// and within `availableTokens`, with its place (`window 2 of 5`) in it;
+/// required documents in every window.
+///
+/// ```
+/// use packer::{Counter, Encoding, Fixture, Limits, Options, Request};
+///
+/// let capture = br#"{"budget": {"contextTokens": 60, "reservedOtherInputTokens": 0,
+///   "reservedOutputTokens": 0, "safetyTokens": 0},
+///   "documents": [
+///     {"id": "a", "url": "https://example.com/a", "format": "text",
+///      "content": "A document that is a little too long to fit beside the other one.", "truncated": false},
+///     {"id": "b", "url": "https://example.com/b", "format": "text",
+///      "content": "Another document, too long to share a window with the first one.", "truncated": false}]}"#;
+/// let fixture = Fixture::from_bytes(capture, &Limits::default())?;
+/// let request = Request {
+///     options: Options { windows: true, ..Options::default() },
+///     ..Request::default()
+/// };
+/// let windows = packer::pack_windows(&fixture, &request)?.windows;
+/// assert_eq!(windows.count(), 2);
+/// assert!(windows.optimal);
+/// let counter = Counter::new(Encoding::Cl100kBase);
+/// for window in &windows.windows {
+///     assert_eq!(window.used_tokens, counter.count(&window.payload_text));
+///     assert!(window.used_tokens <= 60);
+/// }
+/// assert!(windows.windows[1].payload_text.starts_with(r#"{"window":"2 of 2","documents":[{"id":"b""#));
+/// # Ok::<(), packer::Error>(())
+/// ```
+pub fn pack_windows(fixture: &Fixture, request: &Request) -> Result<WindowsOutcome, Failure> {
+    let settings = settings(fixture, request)?;
+    let counter = settings.counter();
+    let windows = pack::plan_windows(
+        &fixture.documents,
+        counter,
+        settings.available_tokens,
+        &request.options,
+    )?;
+    Ok(WindowsOutcome {
+        encoding: settings.encoding,
+        tokenizer: settings.tokenizer,
+        policy: request.options.policy,
+        envelope: request.options.envelope,
+        budget: settings.budget,
+        windows,
     })
 }

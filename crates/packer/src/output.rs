@@ -14,7 +14,7 @@ use crate::budget::Budget;
 use crate::error::{CommandLine, Error, Names};
 use crate::fixture::Fixture;
 use crate::pack::{Decision, DoesNotFit, Options, Policy, Reason};
-use crate::{Outcome, Settings};
+use crate::{Outcome, Settings, WindowsOutcome};
 
 /// The output formats of `packer pack`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -148,6 +148,10 @@ pub struct DecisionRecord<'a> {
     /// the document was never tried).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub free_tokens: Option<u64>,
+    /// With `--windows`: the 1-based window the document is in (absent for
+    /// required documents, which are in every window, and skipped ones).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<usize>,
 }
 
 impl<'a> DecisionRecord<'a> {
@@ -161,6 +165,7 @@ impl<'a> DecisionRecord<'a> {
             content_tokens: d.content_tokens,
             needed_tokens: tried.then_some(d.needed_tokens),
             free_tokens: tried.then_some(d.free_tokens),
+            window: None,
         }
     }
 }
@@ -459,6 +464,7 @@ fn report(fixture: &Fixture, outcome: &Outcome, width: usize) -> String {
         decisions: &plan.decisions,
         priority: outcome.policy == Policy::Priority,
         width,
+        envelope_row: ENVELOPE_ROW,
     };
     table.write(&order, Some((envelope, plan.used_tokens)), &mut out);
     let selected = plan.order.len();
@@ -525,7 +531,12 @@ struct Table<'a> {
     decisions: &'a [Decision],
     priority: bool,
     width: usize,
+    /// What the `(envelope)` row counts.
+    envelope_row: &'static str,
 }
+
+/// The `(envelope)` row of a single payload.
+const ENVELOPE_ROW: &str = "the empty envelope and its omission note, if any";
 
 impl Table<'_> {
     /// One line per document in `order`; with `totals`, the envelope's own
@@ -589,11 +600,7 @@ impl Table<'_> {
         }
         if let Some((envelope, used)) = totals {
             let prefix = columns("", "(envelope)", "", &envelope.to_string(), "");
-            out.push_str(&self.row(
-                &prefix,
-                "the empty envelope and its omission note, if any",
-                indent,
-            ));
+            out.push_str(&self.row(&prefix, self.envelope_row, indent));
             let rule = columns("", "", "", &"-".repeat(token_width), "");
             out.push_str(rule.trim_end());
             out.push('\n');
@@ -767,6 +774,7 @@ pub fn write_refusal(
                 decisions,
                 priority: options.policy == Policy::Priority,
                 width: NO_WRAP,
+                envelope_row: ENVELOPE_ROW,
             };
             table.write(&(0..decisions.len()).collect::<Vec<_>>(), None, &mut text);
             let _ = writeln!(text);
@@ -875,4 +883,220 @@ mod tests {
         );
         assert_eq!(wrap_words("a b", 80), vec!["a b"]);
     }
+}
+
+/// The JSON object of `--windows` with `--format json` or `summary`
+/// (SPEC §3.2).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WindowsSummary<'a> {
+    /// The encoding, policy and envelope.
+    #[serde(flatten)]
+    pub method: Method,
+    /// The budget after overrides.
+    pub budget: Budget,
+    /// The budget each window had to fit.
+    pub available_tokens: u64,
+    /// How many windows.
+    pub window_count: usize,
+    /// Whether no packing has fewer windows (proven).
+    pub optimal: bool,
+    /// The largest number of windows proven necessary.
+    pub lower_bound: usize,
+    /// One record per window, in order.
+    pub windows: Vec<WindowRecord<'a>>,
+    /// Documents that do not fit even alone, in input order.
+    pub skipped: Vec<Skipped<'a>>,
+    /// One decision per document, in input order, with its window.
+    pub decisions: Vec<DecisionRecord<'a>>,
+}
+
+/// One window, as output.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WindowRecord<'a> {
+    /// Its 1-based place.
+    pub index: usize,
+    /// The exact count of its payload.
+    pub used_tokens: usize,
+    /// Its documents' ids in payload order (required documents first).
+    pub selected_ids: Vec<&'a str>,
+    /// The exact payload (absent in the summary).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payload_text: Option<&'a str>,
+}
+
+impl<'a> WindowsSummary<'a> {
+    /// The summary of `outcome`, with the payloads when `with_payload`.
+    pub fn new(
+        fixture: &'a Fixture,
+        outcome: &'a WindowsOutcome,
+        with_payload: bool,
+    ) -> WindowsSummary<'a> {
+        let windows = &outcome.windows;
+        let id = |index: usize| fixture.documents[index].id.as_str();
+        WindowsSummary {
+            method: Method {
+                encoding: outcome.counter().label(),
+                tokenizer_sha256: outcome.tokenizer.map(|t| t.sha256()),
+                policy: outcome.policy.name(),
+                envelope: outcome.envelope.name(),
+                optimal: None,
+            },
+            budget: outcome.budget,
+            available_tokens: windows.available_tokens,
+            window_count: windows.count(),
+            optimal: windows.optimal,
+            lower_bound: windows.lower_bound,
+            windows: windows
+                .windows
+                .iter()
+                .map(|window| WindowRecord {
+                    index: window.index,
+                    used_tokens: window.used_tokens,
+                    selected_ids: window.order.iter().map(|&i| id(i)).collect(),
+                    payload_text: with_payload.then_some(window.payload_text.as_str()),
+                })
+                .collect(),
+            skipped: windows
+                .skipped
+                .iter()
+                .map(|&index| Skipped {
+                    id: id(index),
+                    reason: windows.decisions[index].reason.name(),
+                })
+                .collect(),
+            decisions: windows
+                .decisions
+                .iter()
+                .map(|d| DecisionRecord {
+                    window: windows.placement[d.index],
+                    ..DecisionRecord::new(fixture, d)
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Writes `outcome` in `format` (`json`, `summary` or `report`; `payload`
+/// has one payload per window and is written as `summary`: front ends
+/// refuse it).
+pub fn write_windows(
+    fixture: &Fixture,
+    outcome: &WindowsOutcome,
+    format: Format,
+    width: usize,
+    out: &mut (impl Write + ?Sized),
+) -> io::Result<()> {
+    match format {
+        Format::Report => out.write_all(windows_report(fixture, outcome, width).as_bytes()),
+        _ => {
+            let summary = WindowsSummary::new(fixture, outcome, format == Format::Json);
+            serde_json::to_writer_pretty(&mut *out, &summary)?;
+            out.write_all(b"\n")
+        }
+    }
+}
+
+/// The human report of windows: the totals, then one block per window
+/// (its documents, what each adds, the window's count), then the skipped
+/// documents.
+fn windows_report(fixture: &Fixture, outcome: &WindowsOutcome, width: usize) -> String {
+    let windows = &outcome.windows;
+    let budget = &outcome.budget;
+    let count = windows.count();
+    let mut out = String::new();
+    let line = |out: &mut String, text: String| out.push_str(&wrap(&text, width, 2));
+    line(
+        &mut out,
+        format!(
+            "{count} {} of at most {} tokens ({}), encoding {}, envelope {}, policy {}",
+            if count == 1 { "window" } else { "windows" },
+            windows.available_tokens,
+            if windows.optimal {
+                "proven the fewest".to_owned()
+            } else {
+                format!("not proven the fewest; at least {}", windows.lower_bound)
+            },
+            outcome.counter().label(),
+            outcome.envelope.name(),
+            outcome.policy.name(),
+        ),
+    );
+    line(
+        &mut out,
+        format!(
+            "budget: context {} - other input {} - output {} - safety {} = {} available",
+            budget.context_tokens,
+            budget.reserved_other_input_tokens,
+            budget.reserved_output_tokens,
+            budget.safety_tokens,
+            windows.available_tokens,
+        ),
+    );
+    let table = Table {
+        fixture,
+        decisions: &windows.decisions,
+        priority: false,
+        width,
+        envelope_row: "the empty envelope, the window's label, required documents",
+    };
+    let required: Vec<usize> = fixture
+        .documents
+        .iter()
+        .filter(|d| d.required)
+        .map(|d| d.index)
+        .collect();
+    if !required.is_empty() {
+        out.push('\n');
+        line(&mut out, "required, in every window:".into());
+        table.write(&required, None, &mut out);
+    }
+    for window in &windows.windows {
+        out.push('\n');
+        let own = &window.order[required.len()..];
+        line(
+            &mut out,
+            format!(
+                "window {} of {count}: {} document{}{}, {} of {} tokens used, {} free",
+                window.index,
+                own.len(),
+                if own.len() == 1 { "" } else { "s" },
+                if required.is_empty() {
+                    String::new()
+                } else {
+                    format!(" and the {} required", required.len())
+                },
+                window.used_tokens,
+                windows.available_tokens,
+                windows.available_tokens - window.used_tokens as u64,
+            ),
+        );
+        let added: i64 = own
+            .iter()
+            .map(|&i| windows.decisions[i].needed_tokens)
+            .sum();
+        table.write(
+            own,
+            Some((window.used_tokens as i64 - added, window.used_tokens)),
+            &mut out,
+        );
+    }
+    if !windows.skipped.is_empty() {
+        out.push('\n');
+        line(&mut out, "skipped (too big for any window):".into());
+        table.write(&windows.skipped, None, &mut out);
+    }
+    out.push('\n');
+    let placed = windows.placement.iter().flatten().count();
+    line(
+        &mut out,
+        format!(
+            "{placed} documents in {count} {}, {} required in each, {} skipped",
+            if count == 1 { "window" } else { "windows" },
+            required.len(),
+            windows.skipped.len(),
+        ),
+    );
+    out
 }

@@ -22,8 +22,10 @@ mod max_fill;
 mod outlines;
 mod priority;
 mod whole;
+mod windows;
 
 pub use priority::priority_order;
+pub use windows::{MOST_SEARCHED, Window, Windows, label_insert, labelled, plan_windows};
 
 /// Why no plan was made: an input or a setting packer refuses, or a budget
 /// too small for what must go in.
@@ -254,6 +256,9 @@ pub struct Options {
     pub note_omissions_max: usize,
     /// Try a focused excerpt of a document whose whole text does not fit.
     pub excerpt: Option<ExcerptOptions>,
+    /// Put every document into as few windows as possible
+    /// ([`plan_windows`], `packer::pack_windows`; SPEC §3.2).
+    pub windows: bool,
     /// Send outlines of the source files that do not fit whole (SPEC §2.3).
     pub outline: Option<OutlineOptions>,
 }
@@ -266,6 +271,7 @@ impl Default for Options {
             note_omissions: false,
             note_omissions_max: DEFAULT_NOTE_OMISSIONS_MAX,
             excerpt: None,
+            windows: false,
             outline: None,
         }
     }
@@ -1013,6 +1019,7 @@ mod tests {
                         context: 0,
                         max_chars: 30,
                     }),
+                    windows: false,
                     outline: None,
                 };
                 let by_entry = plan_counting(&documents, counter, budget, &options, false);

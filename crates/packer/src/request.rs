@@ -57,6 +57,8 @@ pub struct RequestNames {
     /// With `excerpt_query`: the most characters of an excerpt (default
     /// [`DEFAULT_MAX_CHARS`](crate::focus::DEFAULT_MAX_CHARS)).
     pub excerpt_max_chars: Option<usize>,
+    /// Put every document into as few windows as possible (SPEC §3.2).
+    pub windows: bool,
     /// Send outlines of the source files that do not fit whole.
     pub outline: bool,
     /// With `outline`: the percentage of the budget whole documents fill
@@ -70,8 +72,9 @@ impl RequestNames {
     /// with an encoding or a model, the layout's name, a cap on the
     /// omission notes without them, an encoding with a model, the
     /// encoding's name, the model, the whole budget with a separate budget
-    /// value, excerpt settings without a query, an outline share without
-    /// outlines or over 100. Its `tokenizer` is `None`.
+    /// value, excerpt settings without a query, windows with omission notes,
+    /// excerpts or outlines, an outline share without outlines or over 100.
+    /// Its `tokenizer` is `None`.
     pub fn build(&self) -> Result<Request, Error> {
         let policy = match &self.policy {
             None => Policy::default(),
@@ -97,6 +100,15 @@ impl RequestNames {
             && (self.excerpt_context.is_some() || self.excerpt_max_chars.is_some())
         {
             return Err(refused(RequestProblem::ExcerptWithoutQuery));
+        }
+        if self.windows && self.note_omissions {
+            return Err(refused(RequestProblem::WindowsWithNoteOmissions));
+        }
+        if self.windows && self.excerpt_query.is_some() {
+            return Err(refused(RequestProblem::WindowsWithExcerpts));
+        }
+        if self.windows && self.outline {
+            return Err(refused(RequestProblem::WindowsWithOutlines));
         }
         let outline = match (self.outline, self.outline_share) {
             (false, Some(_)) => return Err(refused(RequestProblem::OutlineShareWithoutOutline)),
@@ -128,6 +140,7 @@ impl RequestNames {
                         .excerpt_max_chars
                         .unwrap_or(crate::focus::DEFAULT_MAX_CHARS),
                 }),
+                windows: self.windows,
                 outline,
             },
         })
