@@ -118,6 +118,7 @@ impl Names for Keywords {
             Setting::NoteOmissionsOn => "note_omissions=True",
             Setting::ExcerptSizes => "excerpt_context and excerpt_max_chars",
             Setting::ExcerptQuery => "excerpt_query",
+            Setting::SafetyTokens => "safety_tokens",
             _ => CommandLine.name(setting),
         }
     }

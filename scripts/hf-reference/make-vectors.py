@@ -2,8 +2,8 @@
 every text in texts.py under the committed tokenizer files.
 
 References (counters.py): Hugging Face `tokenizers` for tokenizer.json
-(the file's added tokens removed, so that text looking like one is plain
-text, then `encode(text, add_special_tokens=False)`), mistral-common's
+(`encode(text, add_special_tokens=False)` with `encode_special_tokens=True`,
+SPEC §2.2), mistral-common's
 Tekkenizer for tekken.json (`encode(text, bos=False, eos=False)`).
 
 Usage (from the repository root, after `pip install tokenizers mistral-common`):
@@ -49,14 +49,51 @@ def refused_files():
     wordpiece.save(str(DATA / "wordpiece-tokenizer.json"))
 
 
+def added_tokens_file():
+    """A small byte-level BPE file with an NFC normalizer and added tokens of
+    every kind, trained by the reference library itself (SPEC §2.2: special
+    tokens are text, the others are matched with their flags)."""
+    from tokenizers import AddedToken, Tokenizer, models, normalizers, pre_tokenizers, trainers
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.normalizer = normalizers.NFC()
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=600, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+    )
+    tokenizer.train_from_iterator([text for _, text in texts.documents()], trainer=trainer)
+    tokenizer.add_special_tokens([AddedToken("<|sp|>", special=True, normalized=False), "<|im_start|>"])
+    tokenizer.add_tokens(
+        [
+            AddedToken("<think>", normalized=False),
+            AddedToken("</think>", normalized=False),
+            AddedToken("[sw]", single_word=True, normalized=False),
+            AddedToken("<l>", lstrip=True, normalized=False),
+            AddedToken("<r>", rstrip=True, normalized=False),
+            AddedToken("<lr>", lstrip=True, rstrip=True, normalized=False),
+            AddedToken("cafe\u0301", normalized=True),
+            AddedToken("sp|>x", normalized=False),
+        ]
+    )
+    tokenizer.save(str(DATA / "added-tokens-tokenizer.json"))
+    # The same with tokens that run across the cuts where packer counts an
+    # envelope entry by entry (`"},{"id` spans an entry's end, the join and
+    # the next entry's key): packing must notice and count whole.
+    tokenizer.add_tokens([AddedToken('"},{"id', normalized=False), AddedToken('":"', normalized=False)])
+    tokenizer.save(str(DATA / "added-tokens-across-tokenizer.json"))
+
+
 def main():
     import importlib.metadata as md
 
     refused_files()
+    added_tokens_file()
 
     files = {
         "qwen3": ("qwen3-tokenizer.json.gz", hf_counter, f"tokenizers {md.version('tokenizers')}"),
         "tekken": ("tekken_240718.json.gz", tekken_counter, f"mistral-common {md.version('mistral-common')}"),
+        "added": ("added-tokens-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "across": ("added-tokens-across-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
     }
     cases = texts.all_texts()
     out = {"files": {}, "texts": [], "envelopes": []}

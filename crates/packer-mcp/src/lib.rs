@@ -170,6 +170,8 @@ impl Names for ToolArguments {
             Setting::NoteOmissionsMaxAlone => "the argument 'noteOmissionsMax'",
             Setting::NoteOmissionsOn => "the argument 'noteOmissions'",
             Setting::ExcerptQuery => "the argument 'excerptQuery'",
+            // The tools take the whole budget: a margin is a lower budget.
+            Setting::SafetyTokens => "a lower argument 'budget'",
             // No tool takes separate budget values or excerpt sizes.
             _ => CommandLine.name(setting),
         }

@@ -305,6 +305,9 @@ pub fn plan(
     // tiktoken-family pre-tokenizer (see crate::envelope); with another one
     // (a tokenizer file with several split stages, say) every candidate
     // payload is counted whole instead (see whole.rs).
+    // So is one where an added token of the tokenizer file could run
+    // across the edge of an entry or of a fixed text (`plan_counting` finds
+    // out once the entries are written, and counts whole then).
     let whole = counter.splitting() != Splitting::Tiktoken;
     plan_counting(documents, counter, available, options, whole)
 }
@@ -347,6 +350,9 @@ fn plan_counting(
         omitted.extend(omitted_entry);
     }
     let layout = Envelopes::new(maker, entries, notes.then_some(omitted));
+    if !whole && !layout.added_tokens_stay_inside() {
+        return plan_counting(documents, counter, available, options, true);
+    }
     let mut selector = Selector::new(&layout, available, content_tokens, whole)?;
     selector.excerpts = options.excerpt.as_ref().map(|excerpt| Excerpts {
         options: excerpt,
@@ -364,6 +370,10 @@ fn plan_counting(
         .policy
         .select()
         .select(&mut selector, &required, &rest);
+    if selector.excerpt_crossed {
+        // An excerpt's entry had an edge an added token could cross.
+        return plan_counting(documents, counter, available, options, true);
+    }
     selector.finish(optimal)
 }
 
@@ -406,6 +416,10 @@ pub(crate) struct Selector<'a> {
     /// When counting whole: the exact count of the payload as it stands.
     counted: usize,
     excerpts: Option<Excerpts<'a>>,
+    /// Counting per entry, an excerpt's entry was made that an added token
+    /// of the tokenizer file could cross the edge of: the run is redone
+    /// counting whole (see [`Envelopes::added_tokens_stay_inside`]).
+    excerpt_crossed: bool,
     available: u64,
     content_tokens: Vec<usize>,
     tally: Tally<'a>,
@@ -455,6 +469,7 @@ impl<'a> Selector<'a> {
             whole,
             counted: empty,
             excerpts: None,
+            excerpt_crossed: false,
             available,
             content_tokens,
             tally,
@@ -581,6 +596,10 @@ impl<'a> Selector<'a> {
                 of_chars: focus.chars(),
             };
             let entry = maker.document(document, &excerpt.text, Some(&label));
+            if !self.whole && maker.counter().added_token_may_cross(entry.text()) {
+                self.excerpt_crossed = true;
+                return false;
+            }
             let after = self.total_with(index, Some(&entry), at_end);
             if after as u64 <= self.available {
                 self.tally.push_counts(index, entry.counts(), at_end);

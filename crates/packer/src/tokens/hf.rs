@@ -10,6 +10,14 @@
 //! loop is the reference's own (see the `merge` module), so no assumption
 //! about the order of the vocabulary is needed.
 //!
+//! NFC is the reference's own: the tables of `unicode-normalization-
+//! alignments` (Unicode 9.0.0), which `tokenizers` normalizes with, not the
+//! newest Unicode's (see docs/unicode-tables.md).
+//!
+//! The file's `added_tokens` are matched as the reference matches them with
+//! `encode_special_tokens` (SPEC §2.2): a token marked special is ordinary
+//! text, any other is one token, with its flags (the `added` module).
+//!
 //! # What is refused, and why
 //!
 //! Everything else is `unsupported-tokenizer`, naming the component:
@@ -19,6 +27,7 @@
 //! normalizers other than NFC, other pre-tokenizers, and split patterns that
 //! packer's regex engine cannot run exactly (see the `pretokenize` module).
 
+mod added;
 mod model;
 mod pipeline;
 
@@ -37,13 +46,19 @@ use super::pretokenize::{
 use super::{Engine, Splitting};
 use crate::error::Error;
 use crate::tokens::bpe::{Pieces, with_state};
+use added::{Added, AddedToken, Split};
 use model::Bpe;
 use pipeline::{parse_normalizer, parse_pre_tokenizer};
 
 /// The family of files with a `model` (see [`Family`](super::file::Family)).
 pub(super) fn read(top: &TopLevel) -> Option<Result<Box<dyn Engine>, Error>> {
     let model = top.model?;
-    let engine = hugging_face(model, top.normalizer.as_ref(), top.pre_tokenizer.as_ref());
+    let engine = hugging_face(
+        model,
+        top.normalizer.as_ref(),
+        top.pre_tokenizer.as_ref(),
+        top.added_tokens,
+    );
     Some(engine.map(|engine| Box::new(engine) as Box<dyn Engine>))
 }
 
@@ -73,6 +88,19 @@ struct HuggingFace {
     stages: Vec<Stage>,
     bpe: Bpe,
     splitting: Splitting,
+    /// The file's added tokens, if it has any.
+    added: Option<Added>,
+}
+
+/// The reference's NFC (`unicode-normalization-alignments`' tables), with
+/// its quick check (same tables) to leave normalized text as it is.
+fn nfc(text: &str) -> Cow<'_, str> {
+    use unicode_normalization_alignments::{IsNormalized, UnicodeNormalization, is_nfc_quick};
+    if is_nfc_quick(text.chars()) == IsNormalized::Yes {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.nfc().map(|(c, _)| c).collect())
+    }
 }
 
 impl HuggingFace {
@@ -92,12 +120,32 @@ impl HuggingFace {
     }
 
     fn normalize<'t>(&self, text: &'t str) -> Cow<'t, str> {
-        use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
-        if self.nfc && is_nfc_quick(text.chars()) != IsNormalized::Yes {
-            Cow::Owned(text.nfc().collect())
+        if self.nfc {
+            nfc(text)
         } else {
             Cow::Borrowed(text)
         }
+    }
+
+    /// Whether the added tokens change anything in `text`: the text of a
+    /// token that is not special occurs in it, or one searched in
+    /// normalized text could occur once `text` is normalized.
+    fn added_tokens_act(&self, text: &str) -> bool {
+        let Some(added) = &self.added else {
+            return false;
+        };
+        added.occurs(text) || (added.normalized_plain() && self.normalize(text) != text)
+    }
+
+    /// The count of a normalized stretch with no added token in it.
+    fn count_plain(&self, caches: &mut [Cache], pieces: &mut Pieces, text: &str) -> usize {
+        let mut count = 0;
+        self.run_stages(0, caches, text, &mut |piece: &str| {
+            if !piece.is_empty() {
+                count += pieces.tokens(piece, |piece| self.bpe.count(piece));
+            }
+        });
+        count
     }
 
     /// Applies stages `stage..` to `piece` and hands every final piece on.
@@ -139,14 +187,26 @@ impl HuggingFace {
 
 impl Engine for HuggingFace {
     fn count(&self, text: &str) -> usize {
-        let text = self.normalize(text);
+        let Some(added) = self.added.as_ref().filter(|_| self.added_tokens_act(text)) else {
+            let text = self.normalize(text);
+            return self.with_state(|caches, pieces| self.count_plain(caches, pieces, &text));
+        };
+        // The reference's `extract_and_normalize` (see the `added` module).
         self.with_state(|caches, pieces| {
             let mut count = 0;
-            self.run_stages(0, caches, &text, &mut |piece: &str| {
-                if !piece.is_empty() {
-                    count += pieces.tokens(piece, |piece| self.bpe.count(piece));
+            for (kind, start, end) in added.split_raw(text) {
+                if kind == Split::Token {
+                    count += 1;
+                    continue;
                 }
-            });
+                let stretch = self.normalize(&text[start..end]);
+                for (kind, start, end) in added.split_normalized(&stretch) {
+                    count += match kind {
+                        Split::Token => 1,
+                        Split::Text => self.count_plain(caches, pieces, &stretch[start..end]),
+                    };
+                }
+            }
             count
         })
     }
@@ -164,6 +224,14 @@ impl Engine for HuggingFace {
 
     fn splitting(&self) -> Splitting {
         self.splitting
+    }
+
+    fn may_cross(&self, text: &str) -> bool {
+        let Some(added) = &self.added else {
+            return false;
+        };
+        let normalized = self.normalize(text);
+        added.may_cross(text, Some(&*normalized).filter(|n| *n != text))
     }
 
     fn walk(&self, text: &str, from: usize, mut visit: Visitor<'_, '_>) -> bool {
@@ -184,16 +252,21 @@ impl Engine for HuggingFace {
 impl HuggingFace {
     /// The one tiktoken-family split that counts `text` piece by piece, as
     /// [`Engine::count`] would: `None` unless the pipeline is
-    /// [`Splitting::Tiktoken`] and its normalizer leaves `text` as it is.
+    /// [`Splitting::Tiktoken`], its normalizer leaves `text` as it is, and
+    /// no added token that is not special occurs in it (then its added
+    /// tokens change nothing, see the `added` module).
     fn one_split(&self, text: &str) -> Option<&SplitRegex> {
         if self.splitting != Splitting::Tiktoken {
             return None;
         }
         if self.nfc {
-            use unicode_normalization::{IsNormalized, is_nfc_quick};
+            use unicode_normalization_alignments::{IsNormalized, is_nfc_quick};
             if is_nfc_quick(text.chars()) != IsNormalized::Yes {
                 return None;
             }
+        }
+        if self.added.as_ref().is_some_and(|added| added.occurs(text)) {
+            return None;
         }
         match self.stages.as_slice() {
             [Stage::Split { regex, .. }] => Some(regex),
@@ -206,6 +279,7 @@ fn hugging_face(
     model: &RawValue,
     normalizer: Option<&Value>,
     pre_tokenizer: Option<&Value>,
+    added_tokens: Option<&RawValue>,
 ) -> Result<HuggingFace, Error> {
     let kind: ModelType = serde_json::from_str(model.get()).map_err(|e| json_error(&e))?;
     match kind.kind.as_deref() {
@@ -220,6 +294,21 @@ fn hugging_face(
         ));
     }
     let bpe = Bpe::parse(model)?;
+    let added = match added_tokens {
+        Some(raw) => {
+            let tokens: Option<Vec<AddedToken>> =
+                serde_json::from_str(raw.get()).map_err(|e| json_error(&e))?;
+            let normalize = |text: &str| {
+                if nfc {
+                    self::nfc(text).into_owned()
+                } else {
+                    text.to_owned()
+                }
+            };
+            Added::new(tokens.as_deref().unwrap_or_default(), &normalize)?
+        }
+        None => None,
+    };
     // A tiktoken-family pattern matches every character, so keeping its
     // matches and removing the rest (`Removed` with `invert`, as converted
     // OpenAI files say it) is the same split as `Isolated`.
@@ -243,5 +332,51 @@ fn hugging_face(
         stages,
         bpe,
         splitting,
+        added,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The quick check that lets text through unnormalized follows the same
+    /// tables as the normalization: wherever it says yes, NFC changes
+    /// nothing, for every character alone, after a letter, around marks of
+    /// low and high combining class, and doubled.
+    #[test]
+    fn the_quick_check_agrees_with_the_references_nfc() {
+        use unicode_normalization_alignments::{IsNormalized, UnicodeNormalization, is_nfc_quick};
+        let mut text = String::new();
+        let mut yes = 0;
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            for shape in 0..5 {
+                text.clear();
+                match shape {
+                    0 => text.push(c),
+                    1 => text.extend(['a', c, '\u{334}']),
+                    2 => text.extend(['a', '\u{345}', c]),
+                    3 => text.extend([c, c]),
+                    _ => text.extend([c, '\u{301}']),
+                }
+                if is_nfc_quick(text.chars()) == IsNormalized::Yes {
+                    yes += 1;
+                    let normalized: String = text.nfc().map(|(c, _)| c).collect();
+                    assert_eq!(normalized, text, "U+{:04X} shape {shape}", c as u32);
+                }
+            }
+        }
+        assert!(yes > 3_000_000, "{yes}");
+    }
+
+    /// Unicode 9.0's tables: U+11935 U+11930 (Dives Akuru, Unicode 13) and
+    /// the Unicode 16 pairs stay apart; older pairs compose.
+    #[test]
+    fn nfc_is_unicode_9s() {
+        assert_eq!(unicode_normalization_alignments::UNICODE_VERSION, (9, 0, 0));
+        assert_eq!(nfc("\u{11935}\u{11930}"), "\u{11935}\u{11930}");
+        assert_eq!(nfc("\u{16D63}\u{16D67}"), "\u{16D63}\u{16D67}");
+        assert_eq!(nfc("e\u{301}"), "\u{e9}");
+        assert!(matches!(nfc("plain"), Cow::Borrowed(_)));
+    }
 }
