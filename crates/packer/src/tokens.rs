@@ -316,7 +316,7 @@ impl Counter {
     /// take what is beside it (see the `hf` module): then texts holding
     /// `text` cannot be counted as sums of their parts. Always false for
     /// the built-in encodings and tekken.
-    pub(crate) fn added_token_may_cross(&self, text: &str) -> bool {
+    pub fn added_token_may_cross(&self, text: &str) -> bool {
         self.engine.may_cross(text)
     }
 
