@@ -244,12 +244,20 @@ fn recounts_match_each_entrys_pieces() {
     );
 }
 
+/// The byte-level files split like tiktoken (packing counts entry by
+/// entry); the SentencePiece-style ones have no such split (a text is one
+/// word, or split at `▁`), and packing counts every candidate whole.
 #[test]
-fn every_file_splits_like_tiktoken() {
+fn byte_level_files_split_like_tiktoken() {
     for key in vectors().files.keys() {
+        let want = if key.starts_with("sp-") {
+            Splitting::Whole
+        } else {
+            Splitting::Tiktoken
+        };
         assert_eq!(
             Counter::with_tokenizer(tokenizer(key)).splitting(),
-            Splitting::Tiktoken,
+            want,
             "{key}"
         );
     }
@@ -350,21 +358,24 @@ fn unigram_and_wordpiece_files_are_refused_naming_the_model() {
     }
 }
 
+/// SPEC §2.2.1: SentencePiece-style BPE files load (Llama 2's and
+/// Gemma's shapes); what no exact count exists for is refused, naming the
+/// component.
 #[test]
-fn sentencepiece_style_bpe_is_refused_naming_the_component() {
+fn what_cannot_be_counted_exactly_is_refused_naming_the_component() {
     let dir = std::env::temp_dir().join(format!("packer-refusals-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let cases = [
+    for json in [
         // Llama 2 / Mistral 7B style: normalizers that write the ▁ marker.
-        (
-            r#"{"normalizer":{"type":"Sequence","normalizers":[{"type":"Prepend","prepend":"▁"}]},"pre_tokenizer":null,"model":{"type":"BPE","byte_fallback":true,"vocab":{"a":0},"merges":[]}}"#,
-            "the Prepend normalizer",
-        ),
+        r#"{"normalizer":{"type":"Sequence","normalizers":[{"type":"Prepend","prepend":"▁"}]},"pre_tokenizer":null,"model":{"type":"BPE","byte_fallback":true,"vocab":{"a":0},"merges":[]}}"#,
         // Gemma style: a split on spaces and byte_fallback, no ByteLevel.
-        (
-            r#"{"normalizer":null,"pre_tokenizer":{"type":"Split","pattern":{"String":" "},"behavior":"MergedWithPrevious","invert":false},"model":{"type":"BPE","byte_fallback":true,"vocab":{"a":0},"merges":[]}}"#,
-            "without a ByteLevel pre-tokenizer",
-        ),
+        r#"{"normalizer":null,"pre_tokenizer":{"type":"Split","pattern":{"String":" "},"behavior":"MergedWithPrevious","invert":false},"model":{"type":"BPE","byte_fallback":true,"vocab":{"a":0},"merges":[]}}"#,
+    ] {
+        let counter =
+            Counter::with_tokenizer(Tokenizer::from_bytes("sp.json", json.as_bytes()).unwrap());
+        assert_eq!(counter.splitting(), Splitting::Whole);
+    }
+    let cases = [
         (
             r#"{"normalizer":null,"pre_tokenizer":{"type":"ByteLevel"},"model":{"type":"BPE","byte_fallback":true,"vocab":{"a":0},"merges":[]}}"#,
             "byte_fallback",
@@ -372,6 +383,22 @@ fn sentencepiece_style_bpe_is_refused_naming_the_component() {
         (
             r#"{"normalizer":null,"pre_tokenizer":{"type":"Split","pattern":{"Regex":"(?<=a)b"},"behavior":"Isolated","invert":false},"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
             "look-around",
+        ),
+        (
+            r#"{"normalizer":{"type":"Replace","pattern":{"Regex":" +"},"content":"▁"},"pre_tokenizer":null,"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
+            "a Replace normalizer with a regex pattern",
+        ),
+        (
+            r#"{"normalizer":{"type":"Sequence","normalizers":[{"type":"NFC"},{"type":"Prepend","prepend":"▁"}]},"pre_tokenizer":null,"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
+            "NFC normalizer in a Sequence",
+        ),
+        (
+            r#"{"normalizer":null,"pre_tokenizer":{"type":"Sequence","pretokenizers":[{"type":"Metaspace","replacement":"▁"},{"type":"ByteLevel"}]},"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
+            "Metaspace pre-tokenizer together with ByteLevel",
+        ),
+        (
+            r#"{"normalizer":{"type":"Lowercase"},"pre_tokenizer":null,"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
+            "the Lowercase normalizer",
         ),
     ];
     for (index, (json, component)) in cases.iter().enumerate() {

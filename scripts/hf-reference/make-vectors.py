@@ -83,17 +83,92 @@ def added_tokens_file():
     tokenizer.save(str(DATA / "added-tokens-across-tokenizer.json"))
 
 
+def sentencepiece_files():
+    """Small SentencePiece-style BPE files (BPE over characters with
+    `byte_fallback`, SPEC §2.2.1), trained by the reference library on this
+    repository's documents, in the shapes the published conversions have:
+
+    - `sp-legacy`: Llama 2 (legacy): `Prepend("▁")` and `Replace(" ", "▁")`
+      normalizers, no pre-tokenizer (a text is one word), `fuse_unk`;
+      bytes 0xF0-0xFF have no `<0xNN>` token, so 4-byte characters are the
+      unknown token;
+    - `sp-gemma`: Gemma 3: `Replace(" ", "▁")`, a `Split` on " " (which then
+      never matches), and non-special added tokens for newline runs, spaces
+      and tags;
+    - `sp-metaspace`: Mistral v0.3 (not legacy): `Strip` and a `Metaspace`
+      pre-tokenizer with `prepend_scheme` first and `split` false;
+      `sp-metaspace-split`: `Metaspace` always, `split` true, `ignore_merges`.
+    """
+    from tokenizers import AddedToken, Tokenizer, models, normalizers, pre_tokenizers, trainers
+
+    byte_tokens = [f"<0x{b:02X}>" for b in range(256)]
+    corpus = [text for _, text in texts.documents()]
+
+    def train(normalizer, pre_tokenizer, name, drop_bytes=(), extra=None, **bpe):
+        tokenizer = Tokenizer(models.BPE(unk_token="<unk>", byte_fallback=True, **bpe))
+        if normalizer is not None:
+            tokenizer.normalizer = normalizer
+        if pre_tokenizer is not None:
+            tokenizer.pre_tokenizer = pre_tokenizer
+        trainer = trainers.BpeTrainer(
+            vocab_size=900, limit_alphabet=120, special_tokens=["<unk>", "<s>", "</s>"] + byte_tokens,
+            show_progress=False,
+        )
+        tokenizer.train_from_iterator(corpus, trainer=trainer)
+        if extra is not None:
+            extra(tokenizer)
+        data = json.loads(tokenizer.to_str())
+        # As in the published files, the byte tokens are in the model's
+        # vocabulary only, not added tokens.
+        data["added_tokens"] = [t for t in data["added_tokens"] if t["content"] not in byte_tokens]
+        for token in drop_bytes:
+            del data["model"]["vocab"][token]
+        (DATA / name).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+    legacy = normalizers.Sequence([normalizers.Prepend("\u2581"), normalizers.Replace(" ", "\u2581")])
+    train(legacy, None, "sp-legacy-tokenizer.json", drop_bytes=byte_tokens[0xF0:], fuse_unk=True)
+
+    def gemma_added(tokenizer):
+        tokenizer.add_tokens(
+            [AddedToken(t, normalized=False) for t in ["\n", "\n\n", "\n\n\n", "  ", "   ", "<mask>", "<h1>", "</h1>"]]
+        )
+
+    train(
+        normalizers.Replace(" ", "\u2581"),
+        pre_tokenizers.Split(" ", "merged_with_previous"),
+        "sp-gemma-tokenizer.json",
+        extra=gemma_added,
+        fuse_unk=True,
+    )
+    train(
+        normalizers.Strip(left=False, right=True),
+        pre_tokenizers.Metaspace(prepend_scheme="first", split=False),
+        "sp-metaspace-tokenizer.json",
+    )
+    train(
+        None,
+        pre_tokenizers.Metaspace(prepend_scheme="always", split=True),
+        "sp-metaspace-split-tokenizer.json",
+        ignore_merges=True,
+    )
+
+
 def main():
     import importlib.metadata as md
 
     refused_files()
     added_tokens_file()
+    sentencepiece_files()
 
     files = {
         "qwen3": ("qwen3-tokenizer.json.gz", hf_counter, f"tokenizers {md.version('tokenizers')}"),
         "tekken": ("tekken_240718.json.gz", tekken_counter, f"mistral-common {md.version('mistral-common')}"),
         "added": ("added-tokens-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
         "across": ("added-tokens-across-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "sp-legacy": ("sp-legacy-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "sp-gemma": ("sp-gemma-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "sp-metaspace": ("sp-metaspace-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "sp-metaspace-split": ("sp-metaspace-split-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
     }
     cases = texts.all_texts()
     out = {"files": {}, "texts": [], "envelopes": []}

@@ -231,9 +231,12 @@ mod tests {
         );
         assert!(message.contains("the NFKC normalizer"), "{message}");
         let (_, message) = refusal(
-            r#"{"normalizer":null,"pre_tokenizer":{"type":"Metaspace"},"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
+            r#"{"normalizer":null,"pre_tokenizer":{"type":"UnicodeScripts"},"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
         );
-        assert!(message.contains("the Metaspace pre-tokenizer"), "{message}");
+        assert!(
+            message.contains("the UnicodeScripts pre-tokenizer"),
+            "{message}"
+        );
         let (_, message) = refusal(
             r#"{"pre_tokenizer":{"type":"Split","pattern":{"Regex":"SECRETX\\w+"},"behavior":"Isolated","invert":false},"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
         );

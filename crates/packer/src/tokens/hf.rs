@@ -1,14 +1,25 @@
-//! Hugging Face `tokenizer.json` with a byte-level BPE model.
+//! Hugging Face `tokenizer.json` with a BPE model, over bytes or over
+//! characters.
 //!
 //! # What is accepted
 //!
-//! A `BPE` model over bytes: a `ByteLevel` pre-tokenizer last (with or
-//! without its own regex and prefix space), before it any number of `Split`
-//! (regex or literal, every behaviour, `invert`) and `Digits`
-//! pre-tokenizers, nested `Sequence`s flattened; no normalizer or `NFC`
-//! (alone or in a `Sequence`); `ignore_merges` as the file says. The BPE
-//! loop is the reference's own (see the `merge` module), so no assumption
-//! about the order of the vocabulary is needed.
+//! - A `BPE` model over bytes: a `ByteLevel` pre-tokenizer last (with or
+//!   without its own regex and prefix space), before it any number of
+//!   `Split` (regex or literal, every behaviour, `invert`) and `Digits`
+//!   pre-tokenizers, nested `Sequence`s flattened (Llama 3, Qwen, DeepSeek,
+//!   OLMo, GPT-4o converted).
+//! - A `BPE` model over characters, as SentencePiece conversions write it
+//!   (Llama 2, Mistral 7B, Gemma; SPEC §2.2.1): no `ByteLevel`; `Split`,
+//!   `Digits` and `Metaspace` pre-tokenizers (every `prepend_scheme`, `split`
+//!   true or false) or none (then a text is one word); each character is its
+//!   token, or its bytes' `<0xNN>` tokens with `byte_fallback`, or the
+//!   `unk_token` (consecutive ones fused with `fuse_unk`), then merged as
+//!   listed (the `model` module).
+//! - Normalizers: none, `NFC`, `Prepend`, `Replace` with a literal pattern,
+//!   `Strip`, and `Sequence`s of them (NFC only alone or with NFC).
+//! - `ignore_merges` as the file says. The BPE loop is the reference's own
+//!   (see the `merge` module), so no assumption about the order of the
+//!   vocabulary is needed.
 //!
 //! NFC is the reference's own: the tables of `unicode-normalization-
 //! alignments` (Unicode 9.0.0), which `tokenizers` normalizes with, not the
@@ -16,16 +27,24 @@
 //!
 //! The file's `added_tokens` are matched as the reference matches them with
 //! `encode_special_tokens` (SPEC §2.2): a token marked special is ordinary
-//! text, any other is one token, with its flags (the `added` module).
+//! text, any other is one token, with its flags (the `added` module). Each
+//! stretch between them is normalized on its own (so `Prepend` writes its
+//! `▁` after each such token, as the reference does).
+//!
+//! Packing counts entry by entry only for byte-level files with one
+//! tiktoken-family split and no normalizer but NFC ([`Splitting::Tiktoken`]);
+//! every other file packs by counting each candidate payload whole.
 //!
 //! # What is refused, and why
 //!
 //! Everything else is `unsupported-tokenizer`, naming the component:
-//! WordPiece, WordLevel and Unigram models (SentencePiece), BPE with
-//! `byte_fallback` or without a `ByteLevel` pre-tokenizer (merges over
-//! characters, `▁` word markers), subword prefixes and suffixes, dropout,
-//! normalizers other than NFC, other pre-tokenizers, and split patterns that
-//! packer's regex engine cannot run exactly (see the `pretokenize` module).
+//! WordPiece, WordLevel and Unigram models, byte-level BPE with
+//! `byte_fallback`, subword prefixes and suffixes, dropout, other
+//! normalizers (`NFKC`, `Lowercase`, `Replace` with a regex, NFC in a
+//! `Sequence` with others), other pre-tokenizers, `Metaspace` with
+//! `ByteLevel` or with the `first` scheme after another pre-tokenizer, and
+//! split patterns that packer's regex engine cannot run exactly (see the
+//! `pretokenize` module).
 
 mod added;
 mod model;
@@ -41,14 +60,15 @@ use serde_json::value::RawValue;
 use super::file::{TopLevel, json_error, unsupported};
 use super::known::Visitor;
 use super::pretokenize::{
-    Behavior, SplitRegex, Stage, count_before_piece_at, for_each_piece, split_ranges, splitting_of,
+    Behavior, PrependScheme, SplitRegex, Stage, count_before_piece_at, for_each_piece,
+    split_ranges, splitting_of,
 };
 use super::{Engine, Splitting};
 use crate::error::Error;
 use crate::tokens::bpe::{Pieces, with_state};
 use added::{Added, AddedToken, Split};
-use model::Bpe;
-use pipeline::{parse_normalizer, parse_pre_tokenizer};
+use model::Model;
+use pipeline::{Norm, parse_normalizer, parse_pre_tokenizer};
 
 /// The family of files with a `model` (see [`Family`](super::file::Family)).
 pub(super) fn read(top: &TopLevel) -> Option<Result<Box<dyn Engine>, Error>> {
@@ -84,9 +104,10 @@ struct ModelType<'a> {
 
 /// A loaded `tokenizer.json`: normalization, pre-tokenizer stages and BPE.
 struct HuggingFace {
-    nfc: bool,
+    /// The normalizer's steps, in order.
+    normalizer: Vec<Norm>,
     stages: Vec<Stage>,
-    bpe: Bpe,
+    bpe: Model,
     splitting: Splitting,
     /// The file's added tokens, if it has any.
     added: Option<Added>,
@@ -111,8 +132,11 @@ impl HuggingFace {
             self.stages
                 .iter()
                 .filter_map(|stage| match stage {
-                    Stage::Split { regex, .. } => Some(regex.create_cache()),
-                    Stage::PrefixSpace => None,
+                    Stage::Split { regex, .. }
+                    | Stage::Metaspace {
+                        split: Some(regex), ..
+                    } => Some(regex.create_cache()),
+                    Stage::PrefixSpace | Stage::Metaspace { split: None, .. } => None,
                 })
                 .collect()
         };
@@ -120,11 +144,53 @@ impl HuggingFace {
     }
 
     fn normalize<'t>(&self, text: &'t str) -> Cow<'t, str> {
-        if self.nfc {
-            nfc(text)
-        } else {
-            Cow::Borrowed(text)
+        self.normalize_at(text, false).0
+    }
+
+    /// The normalizer's steps applied to `text`, and whether the result
+    /// still starts where the original text did, given that `text` does
+    /// (`at_origin`): for `Metaspace`'s `first` scheme, which looks at the
+    /// original offset of the normalized text's first character. Only a
+    /// step that removes the first characters moves it (a left `Strip`, a
+    /// `Replace` with nothing).
+    fn normalize_at<'t>(&self, text: &'t str, at_origin: bool) -> (Cow<'t, str>, bool) {
+        let mut out = Cow::Borrowed(text);
+        let mut origin = at_origin;
+        for step in &self.normalizer {
+            match step {
+                Norm::Nfc => {
+                    if let Cow::Owned(composed) = nfc(&out) {
+                        out = Cow::Owned(composed);
+                    }
+                }
+                Norm::Prepend(prefix) => {
+                    if !out.is_empty() {
+                        out = Cow::Owned(format!("{prefix}{out}"));
+                    }
+                }
+                Norm::Replace { pattern, content } => {
+                    if !pattern.is_empty() && out.contains(pattern.as_str()) {
+                        origin &= !(content.is_empty() && out.starts_with(pattern.as_str()));
+                        out = Cow::Owned(out.replace(pattern.as_str(), content));
+                    }
+                }
+                Norm::Strip { left, right } => {
+                    let mut kept: &str = &out;
+                    if *left {
+                        let trimmed = kept.trim_start();
+                        origin &= trimmed.len() == kept.len();
+                        kept = trimmed;
+                    }
+                    if *right {
+                        kept = kept.trim_end();
+                    }
+                    if kept.len() != out.len() {
+                        out = Cow::Owned(kept.to_owned());
+                    }
+                }
+            }
         }
+        (out, origin)
     }
 
     /// Whether the added tokens change anything in `text`: the text of a
@@ -137,10 +203,17 @@ impl HuggingFace {
         added.occurs(text) || (added.normalized_plain() && self.normalize(text) != text)
     }
 
-    /// The count of a normalized stretch with no added token in it.
-    fn count_plain(&self, caches: &mut [Cache], pieces: &mut Pieces, text: &str) -> usize {
+    /// The count of a normalized stretch with no added token in it;
+    /// `origin`: whether it starts where the original text starts.
+    fn count_plain(
+        &self,
+        caches: &mut [Cache],
+        pieces: &mut Pieces,
+        text: &str,
+        origin: bool,
+    ) -> usize {
         let mut count = 0;
-        self.run_stages(0, caches, text, &mut |piece: &str| {
+        self.run_stages(0, caches, text, origin, &mut |piece: &str| {
             if !piece.is_empty() {
                 count += pieces.tokens(piece, |piece| self.bpe.count(piece));
             }
@@ -154,8 +227,13 @@ impl HuggingFace {
         stage: usize,
         caches: &mut [Cache],
         piece: &str,
+        origin: bool,
         each: &mut dyn FnMut(&str),
     ) {
+        // The reference drops empty pieces (and puts nothing before one).
+        if piece.is_empty() {
+            return;
+        }
         let Some(current) = self.stages.get(stage) else {
             each(piece);
             return;
@@ -163,10 +241,10 @@ impl HuggingFace {
         match current {
             Stage::PrefixSpace => {
                 if piece.starts_with(' ') {
-                    self.run_stages(stage + 1, caches, piece, each);
+                    self.run_stages(stage + 1, caches, piece, origin, each);
                 } else {
                     let spaced = format!(" {piece}");
-                    self.run_stages(stage + 1, caches, &spaced, each);
+                    self.run_stages(stage + 1, caches, &spaced, origin, each);
                 }
             }
             Stage::Split {
@@ -178,7 +256,45 @@ impl HuggingFace {
                 let mut ranges = Vec::new();
                 split_ranges(regex, *behavior, *invert, cache, piece, &mut ranges);
                 for (start, end) in ranges {
-                    self.run_stages(stage + 1, rest, &piece[start..end], each);
+                    let origin = origin && start == 0;
+                    self.run_stages(stage + 1, rest, &piece[start..end], origin, each);
+                }
+            }
+            Stage::Metaspace {
+                replacement,
+                prepend,
+                split,
+            } => {
+                let mut buffer = [0u8; 4];
+                let replacement: &str = replacement.encode_utf8(&mut buffer);
+                let mut text = piece.replace(' ', replacement);
+                let prepend = match prepend {
+                    PrependScheme::Always => true,
+                    PrependScheme::First => origin,
+                    PrependScheme::Never => false,
+                };
+                if prepend && !text.starts_with(replacement) {
+                    text.insert_str(0, replacement);
+                }
+                match split {
+                    Some(regex) => {
+                        let (cache, rest) =
+                            caches.split_first_mut().expect("one cache per split stage");
+                        let mut ranges = Vec::new();
+                        split_ranges(
+                            regex,
+                            Behavior::MergedWithNext,
+                            false,
+                            cache,
+                            &text,
+                            &mut ranges,
+                        );
+                        for (start, end) in ranges {
+                            let origin = origin && start == 0;
+                            self.run_stages(stage + 1, rest, &text[start..end], origin, each);
+                        }
+                    }
+                    None => self.run_stages(stage + 1, caches, &text, origin, each),
                 }
             }
         }
@@ -188,8 +304,9 @@ impl HuggingFace {
 impl Engine for HuggingFace {
     fn count(&self, text: &str) -> usize {
         let Some(added) = self.added.as_ref().filter(|_| self.added_tokens_act(text)) else {
-            let text = self.normalize(text);
-            return self.with_state(|caches, pieces| self.count_plain(caches, pieces, &text));
+            let (text, origin) = self.normalize_at(text, true);
+            return self
+                .with_state(|caches, pieces| self.count_plain(caches, pieces, &text, origin));
         };
         // The reference's `extract_and_normalize` (see the `added` module).
         self.with_state(|caches, pieces| {
@@ -199,11 +316,16 @@ impl Engine for HuggingFace {
                     count += 1;
                     continue;
                 }
-                let stretch = self.normalize(&text[start..end]);
+                let (stretch, origin) = self.normalize_at(&text[start..end], start == 0);
                 for (kind, start, end) in added.split_normalized(&stretch) {
                     count += match kind {
                         Split::Token => 1,
-                        Split::Text => self.count_plain(caches, pieces, &stretch[start..end]),
+                        Split::Text => self.count_plain(
+                            caches,
+                            pieces,
+                            &stretch[start..end],
+                            origin && start == 0,
+                        ),
                     };
                 }
             }
@@ -259,7 +381,8 @@ impl HuggingFace {
         if self.splitting != Splitting::Tiktoken {
             return None;
         }
-        if self.nfc {
+        // (Tiktoken splitting is only given with NFC steps or none.)
+        if !self.normalizer.is_empty() {
             use unicode_normalization_alignments::{IsNormalized, is_nfc_quick};
             if is_nfc_quick(text.chars()) != IsNormalized::Yes {
                 return None;
@@ -286,33 +409,45 @@ fn hugging_face(
         Some("BPE") | None => {}
         other => return Err(unsupported(component(&KNOWN_MODELS, other, "model"))),
     }
-    let nfc = parse_normalizer(normalizer)?;
+    let normalizer = parse_normalizer(normalizer)?;
     let (stages, byte_level) = parse_pre_tokenizer(pre_tokenizer)?;
-    if !byte_level {
+    let metaspace_at = stages
+        .iter()
+        .position(|stage| matches!(stage, Stage::Metaspace { .. }));
+    if byte_level && metaspace_at.is_some() {
         return Err(unsupported(
-            "a BPE model without a ByteLevel pre-tokenizer (merges over characters rather than bytes)",
+            "a Metaspace pre-tokenizer together with ByteLevel",
         ));
     }
-    let bpe = Bpe::parse(model)?;
-    let added = match added_tokens {
-        Some(raw) => {
-            let tokens: Option<Vec<AddedToken>> =
-                serde_json::from_str(raw.get()).map_err(|e| json_error(&e))?;
-            let normalize = |text: &str| {
-                if nfc {
-                    self::nfc(text).into_owned()
-                } else {
-                    text.to_owned()
-                }
-            };
-            Added::new(tokens.as_deref().unwrap_or_default(), &normalize)?
-        }
-        None => None,
-    };
+    if let Some(at) = metaspace_at
+        && at > 0
+        && matches!(
+            stages[at],
+            Stage::Metaspace {
+                prepend: PrependScheme::First,
+                ..
+            }
+        )
+    {
+        // Which piece is "first" then depends on the reference's offsets of
+        // the pieces before it.
+        return Err(unsupported(
+            "a Metaspace pre-tokenizer with prepend_scheme first after another pre-tokenizer",
+        ));
+    }
+    if normalizer.contains(&Norm::Nfc) && !normalizer.iter().all(|step| *step == Norm::Nfc) {
+        // NFC composes across what another step writes (a mark after a
+        // replaced space); supported alone only.
+        return Err(unsupported(
+            "an NFC normalizer in a Sequence with other normalizers",
+        ));
+    }
+    let bpe = Model::parse(model, byte_level)?;
     // A tiktoken-family pattern matches every character, so keeping its
     // matches and removing the rest (`Removed` with `invert`, as converted
     // OpenAI files say it) is the same split as `Isolated`.
     let splitting = match stages.as_slice() {
+        _ if !byte_level || !normalizer.iter().all(|step| *step == Norm::Nfc) => Splitting::Whole,
         [
             Stage::Split {
                 regex,
@@ -327,13 +462,22 @@ fn hugging_face(
         ] => splitting_of(regex, false),
         _ => Splitting::Whole,
     };
-    Ok(HuggingFace {
-        nfc,
+    let mut engine = HuggingFace {
+        normalizer,
         stages,
         bpe,
         splitting,
-        added,
-    })
+        added: None,
+    };
+    if let Some(raw) = added_tokens {
+        let tokens: Option<Vec<AddedToken>> =
+            serde_json::from_str(raw.get()).map_err(|e| json_error(&e))?;
+        // A normalized token is searched for as the whole normalizer writes
+        // it (the reference normalizes its text when it is added).
+        let normalize = |text: &str| engine.normalize(text).into_owned();
+        engine.added = Added::new(tokens.as_deref().unwrap_or_default(), &normalize)?;
+    }
+    Ok(engine)
 }
 
 #[cfg(test)]
