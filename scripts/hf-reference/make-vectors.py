@@ -91,7 +91,8 @@ def sentencepiece_files():
     - `sp-legacy`: Llama 2 (legacy): `Prepend("▁")` and `Replace(" ", "▁")`
       normalizers, no pre-tokenizer (a text is one word), `fuse_unk`;
       bytes 0xF0-0xFF have no `<0xNN>` token, so 4-byte characters are the
-      unknown token;
+      unknown token; added tokens `<think>`, `</think>` and a normalized
+      `the` (searched as `▁the`);
     - `sp-gemma`: Gemma 3: `Replace(" ", "▁")`, a `Split` on " " (which then
       never matches), and non-special added tokens for newline runs, spaces
       and tags;
@@ -125,8 +126,16 @@ def sentencepiece_files():
             del data["model"]["vocab"][token]
         (DATA / name).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
+    def legacy_added(tokenizer):
+        # Not special: each stretch between them is normalized on its own
+        # (Prepend writes `▁` after each); a normalized one is searched as
+        # the normalizer writes it (`▁the`).
+        tokenizer.add_tokens(
+            [AddedToken("<think>", normalized=False), AddedToken("</think>", normalized=False), AddedToken("the", normalized=True)]
+        )
+
     legacy = normalizers.Sequence([normalizers.Prepend("\u2581"), normalizers.Replace(" ", "\u2581")])
-    train(legacy, None, "sp-legacy-tokenizer.json", drop_bytes=byte_tokens[0xF0:], fuse_unk=True)
+    train(legacy, None, "sp-legacy-tokenizer.json", drop_bytes=byte_tokens[0xF0:], extra=legacy_added, fuse_unk=True)
 
     def gemma_added(tokenizer):
         tokenizer.add_tokens(
