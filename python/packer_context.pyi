@@ -71,6 +71,8 @@ def pack(
     excerpt_query: Optional[str] = None,
     excerpt_context: Optional[int] = None,
     excerpt_max_chars: Optional[int] = None,
+    outline: bool = False,
+    outline_share: Optional[int] = None,
     max_input_bytes: Optional[int] = None,
     max_documents: Optional[int] = None,
     payload: bool = True,
@@ -88,6 +90,9 @@ def pack(
     ``contextTokens`` N with every reservation 0; ``note_omissions`` (with
     ``note_omissions_max``, default 50);
     ``excerpt_query`` (with ``excerpt_context``, ``excerpt_max_chars``);
+    ``outline`` (outlines of the source files that do not fit whole, by the
+    id's extension; with ``outline_share``, the percentage of the budget
+    whole documents fill first, default 50);
     ``max_input_bytes`` (default 1,048,576, counted on the bytes or the
     serialized dict) and ``max_documents`` (default 100). With
     ``payload=False`` the result omits ``payloadText`` (``--format summary``).

@@ -1432,3 +1432,195 @@ fn a_packer_toml_in_the_tree_is_honoured_and_flags_win() {
         starter
     );
 }
+
+/// The outline a label describes, rebuilt from the source by SPEC §2.3's
+/// line rule alone (not by the code under test).
+fn rebuild_outline(source: &str, lines_label: &str) -> String {
+    let lines: Vec<&str> = source.split_inclusive('\n').collect();
+    let mut keep = vec![false; lines.len()];
+    for part in lines_label.split(',') {
+        let (first, last) = part.split_once('-').unwrap_or((part, part));
+        for line in first.parse::<usize>().unwrap()..=last.parse::<usize>().unwrap() {
+            keep[line - 1] = true;
+        }
+    }
+    let mut out = String::new();
+    let mut at = 0;
+    while at < lines.len() {
+        if keep[at] {
+            out.push_str(lines[at]);
+            at += 1;
+            continue;
+        }
+        let start = at;
+        while at < lines.len() && !keep[at] {
+            at += 1;
+        }
+        out.push_str(&format!("⋮ {}", at - start));
+        if at < lines.len() || source.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// A Rust file of `functions` documented functions with long bodies.
+fn rust_source(functions: usize) -> String {
+    let mut text = String::from("//! A module.\n\nuse std::fmt;\n\n");
+    for f in 0..functions {
+        text.push_str(&format!(
+            "/// Computes {f}.\npub fn compute_{f}(x: u64) -> u64 {{\n"
+        ));
+        for line in 0..12 {
+            text.push_str(&format!(
+                "    let v{line} = x.wrapping_mul({line}) + {f};\n"
+            ));
+        }
+        text.push_str("    x\n}\n\n");
+    }
+    text
+}
+
+#[test]
+fn outlines_files_that_do_not_fit_whole_exactly_and_labelled_in_every_envelope() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files: Vec<(String, String)> = (0..8)
+        .map(|i| (format!("src/m{i}.rs"), rust_source(3 + i)))
+        .collect();
+    files.push((
+        "tool.py".into(),
+        "\"\"\"A tool.\"\"\"\n\nimport os\n\n\nclass Tool:\n    \"\"\"Does it.\"\"\"\n\n    def run(self, x):\n        y = x + 1\n        z = y * 2\n        return os.path.join(str(y), str(z))\n".to_owned()
+            + &"\n\ndef helper_N(a, b):\n    c = a + b\n    d = c * 2\n    e = d - 1\n    return e\n".repeat(20),
+    ));
+    files.push((
+        "broken.rs".into(),
+        format!("{}fn broken( {{\n", rust_source(6)),
+    ));
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    write_tree(dir.path(), &borrowed);
+    let root = dir.path().to_str().unwrap();
+    let oracle = tiktoken_rs::cl100k_base_singleton();
+    for envelope in ["markdown", "json", "xml"] {
+        let run = packer(
+            dir.path(),
+            &[
+                "pack",
+                "--dir",
+                root,
+                "--budget",
+                "1500",
+                "--outline",
+                "--envelope",
+                envelope,
+            ],
+            b"",
+        );
+        assert_eq!(run.status, 0, "{envelope}: {}", run.stderr);
+        let out = json(&run.stdout);
+        let payload = out["payloadText"].as_str().unwrap();
+        let used = out["usedTokens"].as_u64().unwrap();
+        assert_eq!(used as usize, oracle.encode_ordinary(payload).len());
+        assert!(used <= out["availableTokens"].as_u64().unwrap());
+        let outlined: Vec<&str> = out["outlineIds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|id| id.as_str().unwrap())
+            .collect();
+        assert!(outlined.len() >= 3, "{envelope}: {outlined:?}");
+        assert!(!outlined.contains(&"broken.rs"));
+        assert_eq!(out["unoutlined"][0]["id"], "broken.rs", "{envelope}");
+        for id in &outlined {
+            let source = &files.iter().find(|(p, _)| p == id).unwrap().1;
+            let of_lines = source.split_inclusive('\n').count();
+            let (label, content) = match envelope {
+                "markdown" => {
+                    let head = format!("## {id} (outline: lines ");
+                    let at = payload.find(&head).unwrap() + head.len();
+                    let rest = &payload[at..];
+                    let label = &rest[..rest.find(" of ").unwrap()];
+                    assert!(rest.starts_with(&format!("{label} of {of_lines})\n")));
+                    (label.to_owned(), rebuild_outline(source, label))
+                }
+                "json" => {
+                    let decision = out["decisions"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .find(|d| d["id"] == *id)
+                        .unwrap();
+                    assert_eq!(decision["reason"], "outline-fits");
+                    let tail = r#""outline":{"lines":""#;
+                    let entry = &payload[payload.find(&format!(r#""id":"{id}""#)).unwrap()..];
+                    let at = entry.find(tail).unwrap() + tail.len();
+                    let label = &entry[at..at + entry[at..].find('"').unwrap()];
+                    assert!(
+                        entry[at..].starts_with(&format!(r#"{label}","ofLines":{of_lines}}}}}"#))
+                    );
+                    let rebuilt = rebuild_outline(source, label);
+                    assert_eq!(
+                        decision["contentTokens"].as_u64().unwrap() as usize,
+                        oracle.encode_ordinary(&rebuilt).len()
+                    );
+                    let escaped = serde_json::to_string(&rebuilt).unwrap();
+                    (label.to_owned(), escaped)
+                }
+                _ => {
+                    let head = format!(" id=\"{id}\" outline_lines=\"");
+                    let at = payload.find(&head).unwrap() + head.len();
+                    let label = &payload[at..at + payload[at..].find('"').unwrap()];
+                    assert!(
+                        payload[at..]
+                            .starts_with(&format!("{label}\" outline_of_lines=\"{of_lines}\">"))
+                    );
+                    (label.to_owned(), rebuild_outline(source, label))
+                }
+            };
+            assert!(
+                payload.contains(&content),
+                "{envelope} {id}: the payload does not hold the outline of lines {label}"
+            );
+            assert!(content.contains("⋮ "), "{envelope} {id}");
+        }
+    }
+    // --tree marks what this same pack made of each file.
+    let run = packer(
+        dir.path(),
+        &[
+            "pack",
+            "--dir",
+            root,
+            "--budget",
+            "1500",
+            "--outline",
+            "--tree",
+        ],
+        b"",
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let out = json(&run.stdout);
+    let payload = out["payloadText"].as_str().unwrap();
+    let used = out["usedTokens"].as_u64().unwrap();
+    assert_eq!(used as usize, oracle.encode_ordinary(payload).len());
+    let mut marked = 0;
+    for decision in out["decisions"].as_array().unwrap() {
+        let id = decision["id"].as_str().unwrap();
+        if id == "tree:/" {
+            assert_eq!(decision["reason"], "required");
+            continue;
+        }
+        let name = id.rsplit('/').next().unwrap();
+        let mark = match decision["reason"].as_str().unwrap() {
+            "outline-fits" => " [outline]",
+            "fits" => "",
+            _ => " [omitted]",
+        };
+        marked += usize::from(!mark.is_empty());
+        let line = format!("  {name}{mark}\n");
+        assert!(payload.contains(&line), "the tree has no line {line:?}");
+    }
+    assert!(marked > 0);
+}

@@ -189,8 +189,13 @@ fn cli_payload(cwd: &Path, args: &[&str]) -> String {
 async fn a_directory_pack_equals_the_command_lines_pack_dir() {
     let tree = Tree::new("same");
     fs::write(tree.project().join("list.txt"), "src/lib.rs\nREADME.md\n").unwrap();
+    let body = "    let x = 1;\n    let y = x + 1;\n    let z = y * 2;\n".repeat(8);
+    let big: String = (0..6)
+        .map(|f| format!("/// Step {f}.\npub fn step_{f}() -> u32 {{\n{body}    3\n}}\n\n"))
+        .collect();
+    fs::write(tree.project().join("src/big.rs"), big).unwrap();
     let client = connect(&tree.0, &["--root", "project"]).await;
-    let cases: [(Value, &[&str]); 3] = [
+    let cases: [(Value, &[&str]); 4] = [
         (
             json!({"path": "src", "budget": 150, "policy": "max-fill", "globs": ["*.rs"],
                    "baseUrl": "https://example.com/repo/"}),
@@ -241,6 +246,18 @@ async fn a_directory_pack_equals_the_command_lines_pack_dir() {
                 "--tree",
             ],
         ),
+        (
+            json!({"path": "src", "budget": 200, "outline": true, "outlineShare": 10}),
+            &[
+                "--dir",
+                "project/src",
+                "--budget",
+                "200",
+                "--outline",
+                "--outline-share",
+                "10",
+            ],
+        ),
     ];
     for (arguments, cli_args) in cases {
         let result = call(&client, "pack_directory", arguments.clone()).await;
@@ -250,6 +267,9 @@ async fn a_directory_pack_equals_the_command_lines_pack_dir() {
             [cli_payload(&tree.0, cli_args)],
             "{arguments}"
         );
+        if arguments["outline"] == true {
+            assert!(texts(&result)[0].contains("## big.rs (outline: lines "));
+        }
     }
     client.cancel().await.unwrap();
 }

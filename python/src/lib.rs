@@ -119,6 +119,8 @@ impl Names for Keywords {
             Setting::ExcerptSizes => "excerpt_context and excerpt_max_chars",
             Setting::ExcerptQuery => "excerpt_query",
             Setting::SafetyTokens => "safety_tokens",
+            Setting::OutlineShare => "outline_share",
+            Setting::OutlineOn => "outline=True",
             _ => CommandLine.name(setting),
         }
     }
@@ -203,7 +205,10 @@ fn utf8_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
 /// budget values, or ``budget=N`` for ``contextTokens`` N with every
 /// reservation 0; ``note_omissions`` (with ``note_omissions_max``, default
 /// 50); ``excerpt_query`` (with
-/// ``excerpt_context``, ``excerpt_max_chars``); ``max_input_bytes`` (default
+/// ``excerpt_context``, ``excerpt_max_chars``); ``outline`` (outlines of the
+/// source files that do not fit whole, by the id's extension; with
+/// ``outline_share``, the percentage of the budget whole documents fill
+/// first, default 50); ``max_input_bytes`` (default
 /// 1,048,576, counted on the bytes or the serialized dict) and
 /// ``max_documents`` (default 100). With ``payload=False`` the result omits
 /// ``payloadText`` (``--format summary``). The GIL is released while packing.
@@ -217,7 +222,8 @@ fn utf8_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
     context_tokens=None, reserved_other_input_tokens=None, reserved_output_tokens=None,
     safety_tokens=None, note_omissions=false, note_omissions_max=None, excerpt_query=None,
     excerpt_context=None,
-    excerpt_max_chars=None, max_input_bytes=None, max_documents=None, payload=true
+    excerpt_max_chars=None, outline=false, outline_share=None, max_input_bytes=None,
+    max_documents=None, payload=true
 ))]
 #[allow(clippy::too_many_arguments)]
 fn pack(
@@ -238,6 +244,8 @@ fn pack(
     excerpt_query: Option<String>,
     excerpt_context: Option<usize>,
     excerpt_max_chars: Option<usize>,
+    outline: bool,
+    outline_share: Option<u64>,
     max_input_bytes: Option<u64>,
     max_documents: Option<usize>,
     payload: bool,
@@ -265,6 +273,8 @@ fn pack(
         excerpt_query,
         excerpt_context,
         excerpt_max_chars,
+        outline,
+        outline_share,
     };
     let mut request = names.build().map_err(|error| packer_error(py, error))?;
     let limits = Limits {

@@ -46,6 +46,7 @@ OPTION_SETS = [
         {"envelope": "markdown", "note_omissions": True, "note_omissions_max": 1},
     ),
     (["--max-input-bytes", "600"], {"max_input_bytes": 600}),
+    (["--outline", "--outline-share", "20"], {"outline": True, "outline_share": 20}),
 ]
 
 SEEN_CODES = set()
@@ -253,6 +254,11 @@ def test_a_dict_with_a_lone_surrogate_is_refused_as_unpaired_surrogate():
         ({"excerpt_context": 2}, "excerpt_context and excerpt_max_chars need excerpt_query"),
         ({"envelope": "yaml"}, "envelope must be one of json, xml, markdown"),
         ({"note_omissions_max": 3}, "note_omissions_max needs note_omissions=True"),
+        ({"outline_share": 30}, "outline_share needs outline=True"),
+        (
+            {"outline": True, "outline_share": 101},
+            "outline_share is a percentage of the budget from 0 to 100, not 101",
+        ),
     ],
 )
 def test_bad_arguments_are_usage_errors(keywords, message):
@@ -399,3 +405,35 @@ def test_the_stub_and_the_documentation_name_what_the_library_knows():
     assert literals["EncodingName"] == packer.ENCODINGS
     for name in packer.POLICIES + packer.ENVELOPES:
         assert f'``"{name}"``' in packer.pack.__doc__, name
+
+
+def rust_module(functions):
+    text = "//! A module.\n\nuse std::fmt;\n\n"
+    for f in range(functions):
+        text += f"/// Computes {f}.\npub fn compute_{f}(x: u64) -> u64 {{\n"
+        text += "".join(f"    let v{i} = x.wrapping_mul({i}) + {f};\n" for i in range(12))
+        text += "    x\n}\n\n"
+    return text
+
+
+def test_outlines_pack_as_the_cli_packs_them():
+    documents = [
+        {
+            "id": f"src/m{i}.rs",
+            "url": f"https://example.com/m{i}.rs",
+            "format": "text",
+            "content": rust_module(3 + i),
+            "truncated": False,
+        }
+        for i in range(6)
+    ]
+    data = json.dumps({"documents": documents}).encode()
+    flags = ["--budget", "900", "--outline"]
+    assert assert_same_as_cli(data, flags, {"budget": 900, "outline": True}) == 0
+    result = packer.pack(data, budget=900, outline=True)
+    assert result["outlineIds"], result["decisions"]
+    assert result["usedTokens"] <= result["availableTokens"] == 900
+    for decision in result["decisions"]:
+        if decision["reason"] == "outline-fits":
+            assert decision["selected"]
+    assert '"outline":{"lines":"' in result["payloadText"]

@@ -79,6 +79,15 @@ pub struct BatchArgs {
     /// Cap an excerpt at this many characters, at a line boundary
     #[arg(long, value_name = "N", default_value_t = packer::focus::DEFAULT_MAX_CHARS, requires = "excerpt_query")]
     pub excerpt_max_chars: usize,
+
+    /// Send outlines of the source files that do not fit whole
+    #[arg(long)]
+    pub outline: bool,
+
+    /// With --outline: the percentage of the budget whole documents fill
+    /// before the rest go in as outlines [default: 50]
+    #[arg(long, value_name = "PERCENT")]
+    pub outline_share: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -100,6 +109,8 @@ pub fn batch(args: BatchArgs) -> Result<i32, Error> {
         excerpt_query: args.excerpt_query,
         excerpt_context: excerpt.then_some(args.excerpt_context),
         excerpt_max_chars: excerpt.then_some(args.excerpt_max_chars),
+        outline: args.outline,
+        outline_share: args.outline_share,
         ..args.settings.names()
     })?;
     let options = BatchOptions {

@@ -95,6 +95,11 @@ fn starter(dir: &Path) -> String {
          # policy = \"in-order\"\n\
          # note-omissions = true\n\
          \n\
+         # Outlines (declarations and signatures) of the source files that do not\n\
+         # fit whole, once whole files fill outline-share percent of the budget:\n\
+         # outline = true\n\
+         # outline-share = 50\n\
+         \n\
          # Files come README and manifest first, then source, docs, tests, examples,\n\
          # and licences, changelogs and lock files last. Priorities override that\n\
          # (GLOB=N, the last matching rule wins; --priority flags come after these):\n\

@@ -62,6 +62,16 @@ pub struct PackArgs {
     #[arg(long, value_name = "N", default_value_t = packer::focus::DEFAULT_MAX_CHARS, requires = "excerpt_query")]
     pub excerpt_max_chars: usize,
 
+    /// Send outlines (whole kept lines from a parse: declarations,
+    /// signatures, docs) of the source files that do not fit whole
+    #[arg(long)]
+    pub outline: bool,
+
+    /// With --outline: the percentage of the budget whole documents fill
+    /// before the rest go in as outlines [default: 50]
+    #[arg(long, value_name = "PERCENT")]
+    pub outline_share: Option<u64>,
+
     /// Collect DIR (as `packer collect`) and pack it, in one process; the
     /// fixture limits give way to --max-files and --max-total-bytes
     #[arg(long, value_name = "DIR", conflicts_with_all = ["fixture", "max_input_bytes", "max_documents"], display_order = 2)]
@@ -207,6 +217,8 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
                 file.excerpt_max_chars,
             )
         }),
+        outline: args.outline || file.outline == Some(true),
+        outline_share: args.outline_share.or(file.outline_share),
         ..args.settings.names()
     };
     let settings = &args.settings;
@@ -291,20 +303,26 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
             read.refuse(out)?;
         }
     }
-    let fixture = match &args.dir {
+    // A directory's tree, with outlines, marks what the pack made of each
+    // file (packer_collect::pack).
+    let (fixture, packed) = match &args.dir {
         Some(dir) => {
             let collection = args
                 .collect
                 .collect(dir, found.as_ref().map(|f| &f.config))?;
             read.extend(&collection.opened);
-            packer_collect::fixture(&collection)?
+            packer_collect::pack(&collection, &request)?
         }
-        None => args
-            .input
-            .load()
-            .inspect_err(|error| first_mistake_hint(args, error))?,
+        None => {
+            let fixture = args
+                .input
+                .load()
+                .inspect_err(|error| first_mistake_hint(args, error))?;
+            let packed = packer::pack(&fixture, &request);
+            (fixture, packed)
+        }
     };
-    let outcome = match packer::pack(&fixture, &request) {
+    let outcome = match packed {
         Ok(outcome) => outcome,
         Err(failure) => {
             // Something does not fit: still say what was decided.

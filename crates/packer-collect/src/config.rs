@@ -60,6 +60,10 @@ pub struct Config {
     pub excerpt_context: Option<usize>,
     /// `--excerpt-max-chars`.
     pub excerpt_max_chars: Option<usize>,
+    /// `--outline`.
+    pub outline: Option<bool>,
+    /// `--outline-share` (percent).
+    pub outline_share: Option<u64>,
     /// `--glob`, each.
     pub globs: Option<Vec<String>>,
     /// `--priority`, each (`GLOB=N`; the last matching rule wins, and
@@ -176,6 +180,11 @@ fn check(name: &str, config: &Config) -> Result<(), Error> {
     {
         return Err(bad(
             "budget cannot be given with context-tokens or a reservation".into(),
+        ));
+    }
+    if config.outline_share.is_some_and(|share| share > 100) {
+        return Err(bad(
+            "outline-share is a percentage of the budget from 0 to 100".into(),
         ));
     }
     if config.encoding.is_some() && config.model.is_some() {

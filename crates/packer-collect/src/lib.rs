@@ -922,6 +922,76 @@ pub fn fixture(collection: &Collection) -> Result<Fixture, Error> {
     Fixture::from_bytes(json.as_bytes(), &limits)
 }
 
+/// How many times [`pack`] packs again to make the `--tree` marks agree
+/// with the selection before it gives the tree without marks.
+const MARKING_ROUNDS: usize = 4;
+
+/// Packs a collection with `request`: the fixture it makes, and the pack.
+///
+/// With outlines and a `--tree` document, the tree marks each file that is
+/// outlined (` [outline]`) or left out (` [omitted]`) in that same pack:
+/// the marks change the tree's count and so possibly the selection, so the
+/// collection is packed again with the marks of the last pack until they
+/// agree (at most [`MARKING_ROUNDS`] times); when they never agree, or the
+/// marked tree does not fit, the tree has no marks (and says nothing it
+/// cannot stand behind). Every pack is exact; the one returned is the one
+/// its tree describes.
+pub fn pack(
+    collection: &Collection,
+    request: &packer::Request,
+) -> Result<(Fixture, Result<packer::Outcome, packer::Failure>), Error> {
+    let mut fixture = fixture(collection)?;
+    let first = packer::pack(&fixture, request);
+    let tree = fixture.documents.iter().position(|d| d.id == TREE_ID);
+    let (Some(tree), Some(_), Ok(unmarked)) = (tree, request.options.outline, &first) else {
+        return Ok((fixture, first));
+    };
+    let plain = fixture.documents[tree].content.clone();
+    let mut marks = tree_marks(&fixture, unmarked);
+    for _ in 0..MARKING_ROUNDS {
+        fixture.documents[tree].content = marked_tree(&fixture, tree, &marks);
+        let Ok(outcome) = packer::pack(&fixture, request) else {
+            break;
+        };
+        let now = tree_marks(&fixture, &outcome);
+        if now == marks {
+            return Ok((fixture, Ok(outcome)));
+        }
+        marks = now;
+    }
+    fixture.documents[tree].content = plain;
+    Ok((fixture, first))
+}
+
+/// Each document's mark in `outcome`: ` [outline]`, ` [omitted]` or none.
+fn tree_marks(fixture: &Fixture, outcome: &packer::Outcome) -> Vec<Option<&'static str>> {
+    debug_assert_eq!(fixture.documents.len(), outcome.plan.decisions.len());
+    outcome
+        .plan
+        .decisions
+        .iter()
+        .map(|decision| match (decision.selected, decision.reason) {
+            (true, packer::Reason::OutlineFits) => Some(" [outline]"),
+            (true, _) => None,
+            (false, _) => Some(" [omitted]"),
+        })
+        .collect()
+}
+
+/// The tree document of `fixture` (at index `tree`) with `marks`.
+fn marked_tree(fixture: &Fixture, tree: usize, marks: &[Option<&'static str>]) -> String {
+    let mut files: Vec<(&str, Option<&str>)> = fixture
+        .documents
+        .iter()
+        .zip(marks)
+        .enumerate()
+        .filter(|(index, _)| *index != tree)
+        .map(|(_, (document, mark))| (document.id.as_str(), *mark))
+        .collect();
+    files.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    tree::render_marked(&files)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

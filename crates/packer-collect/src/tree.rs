@@ -4,9 +4,15 @@
 /// Renders sorted `/`-separated ids (a common prefix keeps a directory's
 /// entries together) under a `./` root line.
 pub(crate) fn render(ids: &[&str]) -> String {
+    let files: Vec<(&str, Option<&str>)> = ids.iter().map(|id| (*id, None)).collect();
+    render_marked(&files)
+}
+
+/// [`render`] with a mark after each file's name that has one (` [outline]`).
+pub(crate) fn render_marked(files: &[(&str, Option<&str>)]) -> String {
     let mut out = String::from("./\n");
     let mut open: Vec<&str> = Vec::new();
-    for id in ids {
+    for &(id, mark) in files {
         let mut parts: Vec<&str> = id.split('/').collect();
         let Some(name) = parts.pop() else { continue };
         let common = open.iter().zip(&parts).take_while(|(a, b)| a == b).count();
@@ -15,7 +21,10 @@ pub(crate) fn render(ids: &[&str]) -> String {
             push_line(&mut out, open.len(), &format!("{dir}/"));
             open.push(dir);
         }
-        push_line(&mut out, open.len(), name);
+        match mark {
+            Some(mark) => push_line(&mut out, open.len(), &format!("{name}{mark}")),
+            None => push_line(&mut out, open.len(), name),
+        }
     }
     out
 }

@@ -172,6 +172,8 @@ impl Names for ToolArguments {
             Setting::ExcerptQuery => "the argument 'excerptQuery'",
             // The tools take the whole budget: a margin is a lower budget.
             Setting::SafetyTokens => "a lower argument 'budget'",
+            Setting::OutlineShare => "the argument 'outlineShare'",
+            Setting::OutlineOn => "the argument 'outline'",
             // No tool takes separate budget values or excerpt sizes.
             _ => CommandLine.name(setting),
         }
@@ -243,8 +245,8 @@ impl Server {
             )));
         }
         let collection = packer_collect::collect(&dir, &options, |_| {})?;
-        let fixture = packer_collect::fixture(&collection)?;
-        let outcome = packer::pack(&fixture, &request).map_err(packer::Failure::into_error)?;
+        let (fixture, packed) = packer_collect::pack(&collection, &request)?;
+        let outcome = packed.map_err(packer::Failure::into_error)?;
         let summary = PackSummary::new(&fixture, &outcome).with_files(&collection);
         Ok(Answer {
             summary: serde_json::to_value(&summary).unwrap_or(Value::Null),

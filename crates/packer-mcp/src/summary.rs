@@ -28,6 +28,9 @@ pub struct PackSummary<'a> {
     /// Ids selected as focused excerpts (only with `excerptQuery`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub excerpt_ids: Option<Vec<&'a str>>,
+    /// Ids selected as outlines (only with `outline`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outline_ids: Option<Vec<&'a str>>,
     /// The first skipped documents, in the order tried.
     pub skipped: Vec<Skipped<'a>>,
     /// How many more were skipped.
@@ -108,6 +111,13 @@ impl<'a> PackSummary<'a> {
                 plan.order
                     .iter()
                     .filter(|&&i| plan.decisions[i].reason == packer::Reason::ExcerptFits)
+                    .map(|&i| id(i))
+                    .collect()
+            }),
+            outline_ids: plan.outlines.then(|| {
+                plan.order
+                    .iter()
+                    .filter(|&&i| plan.decisions[i].reason == packer::Reason::OutlineFits)
                     .map(|&i| id(i))
                     .collect()
             }),

@@ -45,6 +45,8 @@ pub const PACK_DIRECTORY_ARGUMENTS: &[&str] = &[
     "noteOmissions",
     "noteOmissionsMax",
     "excerptQuery",
+    "outline",
+    "outlineShare",
     "baseUrl",
 ];
 /// The arguments of `pack_documents`.
@@ -59,6 +61,8 @@ pub const PACK_DOCUMENTS_ARGUMENTS: &[&str] = &[
     "noteOmissions",
     "noteOmissionsMax",
     "excerptQuery",
+    "outline",
+    "outlineShare",
 ];
 /// The arguments of `count_tokens`.
 pub const COUNT_TOKENS_ARGUMENTS: &[&str] = &["text", "encoding", "model", "tokenizer"];
@@ -226,6 +230,23 @@ fn pack_properties(default_envelope: Envelope) -> Map<String, Value> {
             "type": "string",
             "description": "When a whole document does not fit, try a labelled excerpt of its \
                             lines around these terms (split on spaces and commas)."
+        },
+        "outline": {
+            "type": "boolean",
+            "default": false,
+            "description": "Send source files that do not fit whole as outlines: their imports, \
+                            declarations, signatures and doc lines, whole lines from a parse, \
+                            each elided run marked with ⋮ and its line count (Rust, Python, \
+                            JavaScript, TypeScript, Go, Java, C, C++; by the id's extension)."
+        },
+        "outlineShare": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 100,
+            "default": packer::pack::DEFAULT_OUTLINE_SHARE_PERCENT,
+            "description": "With outline: the percentage of the budget whole files fill before \
+                            the rest go in as outlines (then outlines become whole files while \
+                            room remains)."
         }
     }))
 }
@@ -375,6 +396,7 @@ fn pack_summary_schema(directory: bool) -> Value {
         "usedTokens": {"type": "integer", "description": "The exact count of the payload text."},
         "selectedIds": {"type": "array", "items": {"type": "string"}},
         "excerptIds": {"type": "array", "items": {"type": "string"}},
+        "outlineIds": {"type": "array", "items": {"type": "string"}, "description": "With outline: the ids sent as outlines."},
         "skipped": {
             "type": "array",
             "description": "Skipped documents in the order tried (at most 50).",
@@ -589,7 +611,7 @@ impl<'a> Arguments<'a> {
     /// request from: the counter, `budget` as the whole budget (all of it
     /// the payload's), `policy`, `envelope` (`default_envelope` when not
     /// given), `noteOmissions`, `noteOmissionsMax` (which counts only with
-    /// `noteOmissions`) and `excerptQuery`.
+    /// `noteOmissions`), `excerptQuery`, `outline` and `outlineShare`.
     pub fn request_names(&self, default_envelope: Envelope) -> Result<RequestNames, ToolError> {
         let counter = self.counter_names()?;
         let budget = self.budget()?;
@@ -612,6 +634,15 @@ impl<'a> Arguments<'a> {
             note_omissions,
             note_omissions_max: note_omissions_max.filter(|_| note_omissions),
             excerpt_query: self.string("excerptQuery")?.map(str::to_owned),
+            outline: self.flag("outline")?,
+            outline_share: match self.value("outlineShare") {
+                None => None,
+                Some(value) => {
+                    Some(value.as_u64().ok_or_else(|| {
+                        wrong_type("outlineShare", "a whole number from 0 to 100")
+                    })?)
+                }
+            },
             ..counter
         })
     }

@@ -73,6 +73,22 @@ impl<'a> Keep<'a> {
         }
     }
 
+    /// A copy at `detail` with nothing kept yet, sharing this one's line
+    /// spans and comment index (so a tree is indexed once for every level).
+    pub(crate) fn fresh(&self, detail: Detail) -> Self {
+        Keep {
+            src: self.src,
+            spans: self.spans.clone(),
+            rows: vec![false; self.spans.len()],
+            detail,
+            depth: 0,
+            source: self.source,
+            grammar: self.grammar.clone(),
+            above: self.above.clone(),
+            reparse_left: self.source.len().saturating_mul(4),
+        }
+    }
+
     /// Doc comments are kept (their first paragraph).
     pub(crate) fn docs(&self) -> bool {
         self.detail == Detail::Full

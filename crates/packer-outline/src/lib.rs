@@ -213,7 +213,7 @@ pub fn outline(
             bytes: source.len(),
         });
     }
-    let Some(kept) = kept_lines(language, source, detail)? else {
+    let Some(kept) = kept_lines(language, source, &[detail])?.and_then(|mut l| l.pop()) else {
         return Ok(None);
     };
     if kept.is_empty() {
@@ -230,25 +230,68 @@ pub fn outline(
     }))
 }
 
-/// The kept line ranges, or `None` without the language's grammar.
+/// The outlines of `source` in `language` at every level, from one parse:
+/// the outline at each of [`Detail::ALL`] that [`outline`] returns, each
+/// with its level, leaving out a level whose outline is the same as the
+/// level above it. Each outline is strictly shorter than the one before it.
+/// Errors and empty results as [`outline`]'s.
+pub fn outlines(language: Language, source: &str) -> Result<Vec<(Detail, Outline)>, OutlineError> {
+    if source.len() > MAX_SOURCE_BYTES {
+        return Err(OutlineError::TooLarge {
+            bytes: source.len(),
+        });
+    }
+    let Some(levels) = kept_lines(language, source, &Detail::ALL)? else {
+        return Ok(Vec::new());
+    };
+    let of_lines = lines::line_count(source);
+    let mut made: Vec<(Detail, Outline)> = Vec::new();
+    for (detail, kept) in Detail::ALL.into_iter().zip(levels) {
+        if kept.is_empty() {
+            continue;
+        }
+        let content = lines::rebuild(source, &kept);
+        let shorter_than = made.last().map_or(source.len(), |(_, o)| o.content.len());
+        if content.len() >= shorter_than {
+            continue;
+        }
+        made.push((
+            detail,
+            Outline {
+                kept,
+                of_lines,
+                content,
+            },
+        ));
+    }
+    Ok(made)
+}
+
+/// The kept line ranges at each of `details`, from one parse, or `None`
+/// without the language's grammar.
 #[cfg(feature = "parser")]
 fn kept_lines(
     language: Language,
     source: &str,
-    detail: Detail,
-) -> Result<Option<Vec<Range<usize>>>, OutlineError> {
+    details: &[Detail],
+) -> Result<Option<Vec<Vec<Range<usize>>>>, OutlineError> {
     let Some(grammar) = lang::grammar(language) else {
         return Ok(None);
     };
     let tree = parse::parse(&grammar, source)?;
-    let mut keep = keep::Keep::new(source, detail, grammar);
-    keep.index(tree.root_node());
-    lang::walk(language, &mut keep, tree.root_node());
-    if detail != Detail::Full {
-        keep.drop_comment_lines(tree.root_node());
+    let mut indexed = keep::Keep::new(source, Detail::Full, grammar);
+    indexed.index(tree.root_node());
+    let mut levels = Vec::with_capacity(details.len());
+    for &detail in details {
+        let mut keep = indexed.fresh(detail);
+        lang::walk(language, &mut keep, tree.root_node());
+        if detail != Detail::Full {
+            keep.drop_comment_lines(tree.root_node());
+        }
+        keep.fill_short_gaps();
+        levels.push(keep.ranges());
     }
-    keep.fill_short_gaps();
-    Ok(Some(keep.ranges()))
+    Ok(Some(levels))
 }
 
 /// Without any grammar compiled in, no language gets an outline.
@@ -256,7 +299,7 @@ fn kept_lines(
 fn kept_lines(
     _language: Language,
     _source: &str,
-    _detail: Detail,
-) -> Result<Option<Vec<Range<usize>>>, OutlineError> {
+    _details: &[Detail],
+) -> Result<Option<Vec<Vec<Range<usize>>>>, OutlineError> {
     Ok(None)
 }

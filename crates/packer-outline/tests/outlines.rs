@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use packer_outline::{Detail, Language, MAX_SOURCE_BYTES, Outline, OutlineError, outline};
+use packer_outline::{
+    Detail, Language, MAX_SOURCE_BYTES, Outline, OutlineError, outline, outlines,
+};
 use proptest::prelude::*;
 
 /// Every sample under `tests/samples/`, with its language.
@@ -91,6 +93,29 @@ fn sample_outlines_rebuild_from_their_ranges_and_each_level_keeps_less() {
             above = Some(outline);
         }
     }
+}
+
+#[test]
+fn every_level_from_one_parse_is_the_outline_at_that_level_each_shorter() {
+    for (name, language, source) in samples() {
+        let levels = outlines(language, &source).unwrap();
+        assert_eq!(
+            levels.first().map(|(d, _)| *d),
+            Some(Detail::Full),
+            "{name}"
+        );
+        for (detail, made) in &levels {
+            let alone = outline(language, &source, *detail).unwrap().unwrap();
+            assert_eq!(made, &alone, "{name} {}", detail.name());
+        }
+        for pair in levels.windows(2) {
+            assert!(pair[1].1.content.len() < pair[0].1.content.len(), "{name}");
+        }
+    }
+    assert!(matches!(
+        outlines(Language::Rust, "fn main( {\n"),
+        Err(OutlineError::Syntax { .. })
+    ));
 }
 
 #[test]

@@ -43,7 +43,7 @@
 //! ```
 //!
 //! Every entry ends with `}` (after a string's closing quote, or after the
-//! digits of an excerpt's `ofChars`). The piece holding that `}` is a run of
+//! digits of an excerpt's `ofChars` or an outline's `ofLines`). The piece holding that `}` is a run of
 //! punctuation (no split alternative other than the punctuation run accepts a
 //! quote or a brace followed by a brace), and a punctuation run stops only at
 //! a letter, a digit or whitespace. What follows the entry is always
@@ -120,14 +120,15 @@ pub(crate) trait Layout: Sync {
     /// listed.
     fn more(&self, more: usize) -> String;
     /// A document's entry as stored (without what [`Cut`] says precedes
-    /// it): `content` is its own or an excerpt's, with the excerpt's label.
+    /// it): `content` is its own or a derived document's (an excerpt or an
+    /// outline), with that document's label.
     /// The layout notes in `verbatim`, in order, the stretches of `content`
     /// it copies byte for byte (noting fewer only costs counting time).
     fn document(
         &self,
         document: &Document,
         content: &str,
-        excerpt: Option<&ExcerptLabel>,
+        label: Option<&Label>,
         verbatim: &mut Vec<Verbatim>,
     ) -> String;
     /// An omitted document's entry in the note.
@@ -327,6 +328,24 @@ pub struct ExcerptLabel {
     pub of_chars: usize,
 }
 
+/// The outline a derived document is (SPEC §2.3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutlineLabel {
+    /// 1-based inclusive ranges of the kept lines, e.g. `1-12,40-41`.
+    pub lines: String,
+    /// The file's line count.
+    pub of_lines: usize,
+}
+
+/// What a derived document is, for its label in the payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Label {
+    /// A focused excerpt (SPEC §2).
+    Excerpt(ExcerptLabel),
+    /// An outline (SPEC §2.3).
+    Outline(OutlineLabel),
+}
+
 /// One entry of an envelope list, with its exact counts.
 #[derive(Debug, Clone)]
 pub struct Entry {
@@ -409,15 +428,10 @@ impl Entries {
         self.note_max
     }
 
-    /// A document's entry: `content` (its own or an excerpt's) and, for an
-    /// excerpt, its label.
-    pub fn document(
-        &self,
-        document: &Document,
-        content: &str,
-        excerpt: Option<&ExcerptLabel>,
-    ) -> Entry {
-        self.write(document, content, excerpt, false).0
+    /// A document's entry: `content` (its own or a derived document's)
+    /// and, for a derived document, its label.
+    pub fn document(&self, document: &Document, content: &str, label: Option<&Label>) -> Entry {
+        self.write(document, content, label, false).0
     }
 
     /// A document's entry with its own content, and the content's count
@@ -436,14 +450,14 @@ impl Entries {
         &self,
         document: &Document,
         content: &str,
-        excerpt: Option<&ExcerptLabel>,
+        label: Option<&Label>,
         share: bool,
     ) -> (Entry, Vec<Skip>) {
         let mut verbatim = Vec::new();
         let text = self
             .envelope
             .layout()
-            .document(document, content, excerpt, &mut verbatim);
+            .document(document, content, label, &mut verbatim);
         // Where the stretches lie in the text the entry is recorded in.
         let shared = |shift: usize| -> Vec<Shared> {
             if !share {
@@ -1043,6 +1057,28 @@ impl<'a> Tally<'a> {
         )
     }
 
+    /// The exact count of the envelope with a document it holds as an
+    /// entry with counts `old` held as one with `new` instead (an outline
+    /// sent whole), `is_last` when it is the last document.
+    pub fn total_replacing(&self, old: EntryCounts, new: EntryCounts, is_last: bool) -> usize {
+        let last = if is_last { Some(new) } else { self.last };
+        self.total_of(
+            last,
+            self.next_sum - old.next + new.next,
+            self.documents,
+            None,
+        )
+    }
+
+    /// Holds a document as an entry with counts `new` instead of `old` (see
+    /// [`Tally::total_replacing`]).
+    pub fn replace(&mut self, old: EntryCounts, new: EntryCounts, is_last: bool) {
+        self.next_sum = self.next_sum - old.next + new.next;
+        if is_last {
+            self.last = Some(new);
+        }
+    }
+
     /// Adds `index` at the end of the documents.
     pub fn push(&mut self, index: usize) {
         self.push_counts(index, self.layout.counts(index), true);
@@ -1221,11 +1257,11 @@ mod tests {
             layout.render(&[]),
             "{\"documents\":[],\"omitted\":[{\"id\":\"a\\\"b\",\"url\":\"https://example.com/0\",\"reason\":\"whole-document-does-not-fit\"}]}"
         );
-        let label = ExcerptLabel {
+        let label = Label::Excerpt(ExcerptLabel {
             query: "q".into(),
             lines: "1-2,5-9".into(),
             of_chars: 1234,
-        };
+        });
         let doc = document(0, "a", "x");
         assert!(
             json::Json
@@ -1233,6 +1269,15 @@ mod tests {
                 .ends_with(
                     r#""content":"x","excerpt":{"query":"q","lines":"1-2,5-9","ofChars":1234}}"#
                 )
+        );
+        let outline = Label::Outline(OutlineLabel {
+            lines: "1-12,40".into(),
+            of_lines: 41,
+        });
+        assert!(
+            json::Json
+                .document(&doc, "x", Some(&outline), &mut Vec::new())
+                .ends_with(r#""content":"x","outline":{"lines":"1-12,40","ofLines":41}}"#)
         );
     }
 
@@ -1324,14 +1369,23 @@ mod tests {
              <omitted id=\"a&quot;&lt;&amp;&gt;'\" reason=\"whole-document-does-not-fit\">https://example.com/0</omitted>\n\
              <omitted_more count=\"1\"/>\n</omitted_documents>"
         );
-        let label = ExcerptLabel {
+        let label = Label::Excerpt(ExcerptLabel {
             query: "q \"x\" <y>".into(),
             lines: "1-2".into(),
             of_chars: 99,
-        };
+        });
         assert!(xml::Xml.document(&documents[1], "e", Some(&label), &mut Vec::new()).starts_with(
             "\" id=\"b\" excerpt_query=\"q &quot;x&quot; &lt;y&gt;\" excerpt_lines=\"1-2\" excerpt_of_chars=\"99\">\n"
         ));
+        let outline = Label::Outline(OutlineLabel {
+            lines: "1-2,9".into(),
+            of_lines: 30,
+        });
+        assert!(
+            xml::Xml
+                .document(&documents[1], "e", Some(&outline), &mut Vec::new())
+                .starts_with("\" id=\"b\" outline_lines=\"1-2,9\" outline_of_lines=\"30\">\n")
+        );
     }
 
     #[test]

@@ -60,6 +60,11 @@ pub enum Setting {
     ExcerptQuery,
     /// The safety margin (`--safety-tokens`), as what keeps one.
     SafetyTokens,
+    /// The share of the budget for whole documents given without outlines,
+    /// the subject of `needs` (`--outline-share`).
+    OutlineShare,
+    /// Outlines, as what the share needs (`--outline`).
+    OutlineOn,
 }
 
 /// How a front end spells the settings that messages name.
@@ -93,6 +98,8 @@ impl Names for CommandLine {
             Setting::ExcerptSizes => "--excerpt-context and --excerpt-max-chars",
             Setting::ExcerptQuery => "--excerpt-query",
             Setting::SafetyTokens => "--safety-tokens",
+            Setting::OutlineShare => "--outline-share",
+            Setting::OutlineOn => "--outline",
         }
     }
 }
@@ -122,6 +129,13 @@ pub enum RequestProblem {
     NoteOmissionsMaxWithoutNotes,
     /// An excerpt's context or size without an excerpt query.
     ExcerptWithoutQuery,
+    /// A share of the budget for whole documents without outlines.
+    OutlineShareWithoutOutline,
+    /// A share of the budget over 100 percent.
+    OutlineShareOver100 {
+        /// The share given.
+        share: u64,
+    },
 }
 
 impl RequestProblem {
@@ -148,6 +162,15 @@ impl RequestProblem {
                 "{} need {}",
                 name(Setting::ExcerptSizes),
                 name(Setting::ExcerptQuery)
+            ),
+            RequestProblem::OutlineShareWithoutOutline => format!(
+                "{} needs {}",
+                name(Setting::OutlineShare),
+                name(Setting::OutlineOn)
+            ),
+            RequestProblem::OutlineShareOver100 { share } => format!(
+                "{} is a percentage of the budget from 0 to 100, not {share}",
+                name(Setting::OutlineShare)
             ),
         }
     }
@@ -1274,6 +1297,8 @@ mod tests {
                 Setting::ExcerptSizes => "<excerpt sizes>",
                 Setting::ExcerptQuery => "<excerpt query>",
                 Setting::SafetyTokens => "<safety>",
+                Setting::OutlineShare => "<outline share>",
+                Setting::OutlineOn => "<outline on>",
             }
         }
     }

@@ -92,6 +92,13 @@ pub struct Summary<'a> {
     /// Ids selected as focused excerpts (only with `--excerpt-query`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub excerpt_ids: Option<Vec<&'a str>>,
+    /// Ids selected as outlines (only with `--outline`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outline_ids: Option<Vec<&'a str>>,
+    /// Documents that needed an outline and got none, with why (only with
+    /// `--outline`, and only when there are some).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unoutlined: Vec<Unoutlined<'a>>,
     /// Skipped documents in the order they were tried.
     pub skipped: Vec<Skipped<'a>>,
     /// One decision per document, in input order.
@@ -99,6 +106,15 @@ pub struct Summary<'a> {
     /// The exact payload (absent in the summary).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub payload_text: Option<&'a str>,
+}
+
+/// A document that needed an outline and got none.
+#[derive(Debug, Serialize)]
+pub struct Unoutlined<'a> {
+    /// Its id.
+    pub id: &'a str,
+    /// Why (a syntax error's position, say; never the file's text).
+    pub reason: &'a str,
 }
 
 /// One skipped document.
@@ -307,6 +323,12 @@ impl<'a> Summary<'a> {
             .filter(|&&i| plan.decisions[i].reason == Reason::ExcerptFits)
             .map(|&i| id(i))
             .collect();
+        let outlines: Vec<&str> = plan
+            .order
+            .iter()
+            .filter(|&&i| plan.decisions[i].reason == Reason::OutlineFits)
+            .map(|&i| id(i))
+            .collect();
         Summary {
             method: Method::of(outcome),
             budget: outcome.budget,
@@ -314,6 +336,15 @@ impl<'a> Summary<'a> {
             used_tokens: plan.used_tokens,
             selected_ids: plan.order.iter().map(|&i| id(i)).collect(),
             excerpt_ids: plan.excerpts.then_some(excerpts),
+            outline_ids: plan.outlines.then_some(outlines),
+            unoutlined: plan
+                .unoutlined
+                .iter()
+                .map(|(index, reason)| Unoutlined {
+                    id: id(*index),
+                    reason,
+                })
+                .collect(),
             skipped: plan
                 .skipped
                 .iter()
@@ -443,6 +474,33 @@ fn report(fixture: &Fixture, outcome: &Outcome, width: usize) -> String {
         width,
         2,
     ));
+    if plan.outlines {
+        let outlined = plan
+            .decisions
+            .iter()
+            .filter(|d| d.reason == Reason::OutlineFits)
+            .count();
+        out.push_str(&wrap(
+            &format!(
+                "{} whole, {outlined} as outlines; {} could not be outlined",
+                selected - outlined,
+                plan.unoutlined.len()
+            ),
+            width,
+            2,
+        ));
+        for (index, why) in plan.unoutlined.iter().take(20) {
+            let id = terminal_safe(&fixture.documents[*index].id);
+            out.push_str(&wrap(&format!("  no outline: {id}: {why}"), width, 4));
+        }
+        if plan.unoutlined.len() > 20 {
+            out.push_str(&wrap(
+                &format!("  and {} more", plan.unoutlined.len() - 20),
+                width,
+                4,
+            ));
+        }
+    }
     out
 }
 
@@ -584,6 +642,10 @@ fn reason(decision: &Decision) -> String {
         Reason::ExcerptFits => format!(
             "excerpt-fits: an excerpt, not the whole document (needed {}, free {})",
             decision.needed_tokens, decision.free_tokens
+        ),
+        Reason::OutlineFits => format!(
+            "outline-fits: an outline of {} tokens, not the whole document (needed {}, free {})",
+            decision.content_tokens, decision.needed_tokens, decision.free_tokens
         ),
         other => format!(
             "{} (needed {}, free {})",

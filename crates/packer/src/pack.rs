@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 
 use crate::envelope::{
-    DEFAULT_NOTE_OMISSIONS_MAX, Entries, Entry, Envelope, Envelopes, ExcerptLabel, Tally,
+    DEFAULT_NOTE_OMISSIONS_MAX, Entries, Entry, Envelope, Envelopes, ExcerptLabel, Label, Tally,
 };
 use crate::error::Error;
 use crate::fixture::Document;
@@ -19,6 +19,7 @@ use crate::tokens::{Counter, Splitting};
 
 mod in_order;
 mod max_fill;
+mod outlines;
 mod priority;
 mod whole;
 
@@ -196,6 +197,9 @@ pub enum Reason {
     WholeDocumentDoesNotFit,
     /// Selected as a focused excerpt because the whole document did not fit.
     ExcerptFits,
+    /// Selected as an outline because the whole document did not fit (or
+    /// not within the share of the budget for whole documents).
+    OutlineFits,
     /// Packing failed: this required document does not fit.
     RequiredDoesNotFit,
     /// Packing failed before this document was tried.
@@ -210,6 +214,7 @@ impl Reason {
             Reason::Required => "required",
             Reason::WholeDocumentDoesNotFit => "whole-document-does-not-fit",
             Reason::ExcerptFits => "excerpt-fits",
+            Reason::OutlineFits => "outline-fits",
             Reason::RequiredDoesNotFit => "required-does-not-fit",
             Reason::NotTried => "not-tried",
         }
@@ -225,7 +230,8 @@ pub struct Decision {
     pub selected: bool,
     /// Why.
     pub reason: Reason,
-    /// Tokens of the raw `content` on its own.
+    /// Tokens of the raw `content` on its own (for an outline, of the
+    /// outline's content).
     pub content_tokens: usize,
     /// How much the candidate envelope grew the count (negative when moving
     /// a document out of the `omitted` list shrinks it).
@@ -248,6 +254,8 @@ pub struct Options {
     pub note_omissions_max: usize,
     /// Try a focused excerpt of a document whose whole text does not fit.
     pub excerpt: Option<ExcerptOptions>,
+    /// Send outlines of the source files that do not fit whole (SPEC §2.3).
+    pub outline: Option<OutlineOptions>,
 }
 
 impl Default for Options {
@@ -258,6 +266,26 @@ impl Default for Options {
             note_omissions: false,
             note_omissions_max: DEFAULT_NOTE_OMISSIONS_MAX,
             excerpt: None,
+            outline: None,
+        }
+    }
+}
+
+/// How outlines are chosen (`--outline` and `--outline-share`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutlineOptions {
+    /// The share of the budget, in percent, that whole documents may fill
+    /// before the rest are sent as outlines (see `pack/outlines.rs`).
+    pub share_percent: u8,
+}
+
+/// The share of the budget whole documents fill first with `--outline`.
+pub const DEFAULT_OUTLINE_SHARE_PERCENT: u8 = 50;
+
+impl Default for OutlineOptions {
+    fn default() -> OutlineOptions {
+        OutlineOptions {
+            share_percent: DEFAULT_OUTLINE_SHARE_PERCENT,
         }
     }
 }
@@ -286,6 +314,11 @@ pub struct Plan {
     pub skipped: Vec<usize>,
     /// Whether focused excerpts were allowed (`--excerpt-query`).
     pub excerpts: bool,
+    /// Whether outlines were allowed (`--outline`).
+    pub outlines: bool,
+    /// Documents that needed an outline and could not get one, with why
+    /// (a syntax error and its position, say), in input order.
+    pub unoutlined: Vec<(usize, String)>,
     /// One decision per document, in input order.
     pub decisions: Vec<Decision>,
     /// For `max-fill`: whether the selection is proven to be the fullest.
@@ -357,8 +390,10 @@ fn plan_counting(
     selector.excerpts = options.excerpt.as_ref().map(|excerpt| Excerpts {
         options: excerpt,
         documents,
-        chosen: HashMap::new(),
     });
+    selector.outlines = options
+        .outline
+        .map(|options| outlines::Outlining::new(options, documents));
     let required: Vec<usize> = documents
         .iter()
         .filter(|d| d.required)
@@ -370,8 +405,9 @@ fn plan_counting(
         .policy
         .select()
         .select(&mut selector, &required, &rest);
-    if selector.excerpt_crossed {
-        // An excerpt's entry had an edge an added token could cross.
+    if selector.derived_crossed {
+        // An excerpt's or outline's entry had an edge an added token could
+        // cross.
         return plan_counting(documents, counter, available, options, true);
     }
     selector.finish(optimal)
@@ -400,11 +436,10 @@ fn not_tried(content_tokens: &[usize], decided: &[Option<Decision>]) -> Vec<Deci
         .collect()
 }
 
-/// Focused excerpts: how to make them, and those chosen.
+/// Focused excerpts: how to make them.
 struct Excerpts<'a> {
     options: &'a ExcerptOptions,
     documents: &'a [Document],
-    chosen: HashMap<usize, Entry>,
 }
 
 /// The state of one selection run.
@@ -416,10 +451,13 @@ pub(crate) struct Selector<'a> {
     /// When counting whole: the exact count of the payload as it stands.
     counted: usize,
     excerpts: Option<Excerpts<'a>>,
-    /// Counting per entry, an excerpt's entry was made that an added token
-    /// of the tokenizer file could cross the edge of: the run is redone
-    /// counting whole (see [`Envelopes::added_tokens_stay_inside`]).
-    excerpt_crossed: bool,
+    /// Counting per entry, an excerpt's or outline's entry was made that an
+    /// added token of the tokenizer file could cross the edge of: the run
+    /// is redone counting whole (see [`Envelopes::added_tokens_stay_inside`]).
+    derived_crossed: bool,
+    outlines: Option<outlines::Outlining<'a>>,
+    /// The entries that stand for documents sent as excerpts or outlines.
+    derived: HashMap<usize, Entry>,
     available: u64,
     content_tokens: Vec<usize>,
     tally: Tally<'a>,
@@ -469,7 +507,9 @@ impl<'a> Selector<'a> {
             whole,
             counted: empty,
             excerpts: None,
-            excerpt_crossed: false,
+            derived_crossed: false,
+            outlines: None,
+            derived: HashMap::new(),
             available,
             content_tokens,
             tally,
@@ -509,8 +549,13 @@ impl<'a> Selector<'a> {
     /// Tries each of `order` in turn, keeping each that fits, then the
     /// excerpts of those that did not (when excerpts are allowed).
     fn try_in_order(&mut self, order: impl IntoIterator<Item = usize>) {
-        for index in order {
-            self.try_add(index);
+        if self.outlines.is_some() {
+            let order: Vec<usize> = order.into_iter().collect();
+            self.outline_in_order(&order);
+        } else {
+            for index in order {
+                self.try_add(index);
+            }
         }
         self.add_excerpts();
     }
@@ -547,7 +592,7 @@ impl<'a> Selector<'a> {
             index,
             selected: matches!(
                 reason,
-                Reason::Fits | Reason::Required | Reason::ExcerptFits
+                Reason::Fits | Reason::Required | Reason::ExcerptFits | Reason::OutlineFits
             ),
             reason,
             content_tokens: self.content_tokens[index],
@@ -590,14 +635,13 @@ impl<'a> Selector<'a> {
             if !excerpt.shows_lines {
                 break;
             }
-            let label = ExcerptLabel {
+            let label = Label::Excerpt(ExcerptLabel {
                 query: options.query.clone(),
                 lines: excerpt.lines,
                 of_chars: focus.chars(),
-            };
+            });
             let entry = maker.document(document, &excerpt.text, Some(&label));
-            if !self.whole && maker.counter().added_token_may_cross(entry.text()) {
-                self.excerpt_crossed = true;
+            if self.crosses(&entry) {
                 return false;
             }
             let after = self.total_with(index, Some(&entry), at_end);
@@ -607,11 +651,20 @@ impl<'a> Selector<'a> {
                 self.order.insert(at, index);
                 self.counted = after;
                 self.decide(index, Reason::ExcerptFits, before, after);
-                if let Some(excerpts) = &mut self.excerpts {
-                    excerpts.chosen.insert(index, entry);
-                }
+                self.derived.insert(index, entry);
                 return true;
             }
+        }
+        false
+    }
+
+    /// Whether `entry` (an excerpt's or an outline's, made during the
+    /// selection) has an edge an added token could cross while counting per
+    /// entry: then it is not tried, and the run is redone counting whole.
+    fn crosses(&mut self, entry: &Entry) -> bool {
+        if !self.whole && self.layout.counter().added_token_may_cross(entry.text()) {
+            self.derived_crossed = true;
+            return true;
         }
         false
     }
@@ -620,12 +673,9 @@ impl<'a> Selector<'a> {
     /// count of the payload (a difference is a bug, reported as an internal
     /// error rather than a wrong number).
     fn finish(self, optimal: Option<bool>) -> Result<Plan, Failure> {
-        let (payload_text, parts) = match &self.excerpts {
-            Some(excerpts) => self
-                .layout
-                .render_parts(&self.order, |i| excerpts.chosen.get(&i)),
-            None => self.layout.render_parts(&self.order, |_| None),
-        };
+        let (payload_text, parts) = self
+            .layout
+            .render_parts(&self.order, |i| self.derived.get(&i));
         let counted = self.layout.recount(&payload_text, &parts);
         drop(parts);
         let used_tokens = if self.whole {
@@ -646,6 +696,11 @@ impl<'a> Selector<'a> {
             order: self.order,
             skipped: self.skipped,
             excerpts: self.excerpts.is_some(),
+            outlines: self.outlines.is_some(),
+            unoutlined: self
+                .outlines
+                .map(|outlines| outlines.unoutlined)
+                .unwrap_or_default(),
             decisions: self
                 .decisions
                 .into_iter()
@@ -988,6 +1043,7 @@ mod tests {
                         context: 0,
                         max_chars: 30,
                     }),
+                    outline: None,
                 };
                 let by_entry = plan_counting(&documents, counter, budget, &options, false);
                 let whole = plan_counting(&documents, counter, budget, &options, true);
@@ -1061,6 +1117,158 @@ mod tests {
             proptest::prop_assert_eq!(whole(&with), whole(&without));
             proptest::prop_assert!(with.used_tokens >= without.used_tokens);
             proptest::prop_assert!(with.used_tokens as u64 <= budget);
+        }
+    }
+
+    /// A Rust file of `functions` documented functions with bodies of
+    /// `body` lines each.
+    fn rust_file(index: usize, functions: usize, body: usize) -> Document {
+        let mut text = String::from("//! A module.\n\nuse std::fmt;\n\n");
+        for f in 0..functions {
+            text.push_str(&format!(
+                "/// Does thing {f}.\n///\n/// At length.\npub fn thing_{f}(x: u32) -> u32 {{\n"
+            ));
+            for line in 0..body {
+                text.push_str(&format!("    let y{line} = x + {line};\n"));
+            }
+            text.push_str(
+                "    x\n}\n\nfn helper_{f}() {}\n\n"
+                    .replace("{f}", &f.to_string())
+                    .as_str(),
+            );
+        }
+        Document {
+            id: format!("src/m{index}.rs"),
+            ..document(index, &text)
+        }
+    }
+
+    fn outlining(policy: Policy) -> Options {
+        Options {
+            policy,
+            outline: Some(OutlineOptions::default()),
+            ..Options::default()
+        }
+    }
+
+    #[test]
+    fn a_file_too_long_whole_goes_in_as_a_labelled_outline() {
+        let documents = [rust_file(0, 2, 2), rust_file(1, 6, 30)];
+        let budget = alone(&documents, 0) * 2 + 40;
+        assert!(alone(&documents, 1) > budget);
+        let plan = run(&documents, budget, outlining(Policy::InOrder)).unwrap();
+        assert_eq!(plan.order, vec![0, 1]);
+        assert_eq!(plan.decisions[0].reason, Reason::Fits);
+        let outlined = plan.decisions[1];
+        assert_eq!(outlined.reason, Reason::OutlineFits);
+        let source = &documents[1].content;
+        let made = packer_outline::outlines(packer_outline::Language::Rust, source).unwrap();
+        let (_, sent) = made
+            .iter()
+            .find(|(_, outline)| {
+                let entry = serde_json::to_string(&outline.content).unwrap();
+                plan.payload_text.contains(&format!(
+                    r#""content":{entry},"outline":{{"lines":"{}","ofLines":{}}}}}"#,
+                    outline.lines_label(),
+                    outline.of_lines
+                ))
+            })
+            .expect("the payload holds one of the file's outlines, labelled");
+        assert_eq!(
+            outlined.content_tokens,
+            Counter::new(Encoding::Cl100kBase).count(&sent.content)
+        );
+        assert!(outlined.needed_tokens <= outlined.free_tokens as i64);
+        assert!(plan.outlines);
+        // Without the flag the file is only skipped.
+        let without = run(&documents, budget, Options::default()).unwrap();
+        assert_eq!(without.order, vec![0]);
+    }
+
+    #[test]
+    fn outlines_change_nothing_when_every_document_fits_whole() {
+        let documents: Vec<Document> = (0..4).map(|i| rust_file(i, i + 1, 3)).collect();
+        for policy in Policy::ALL {
+            let with = run(&documents, 100_000, outlining(policy)).unwrap();
+            let without = run(&documents, 100_000, with_policy(policy)).unwrap();
+            assert_eq!(with.payload_text, without.payload_text, "{policy:?}");
+            assert_eq!(with.decisions, without.decisions, "{policy:?}");
+        }
+    }
+
+    #[test]
+    fn a_file_that_does_not_parse_gets_no_outline_and_is_listed() {
+        let mut broken = rust_file(1, 6, 30);
+        broken.content.push_str("fn broken( {\n");
+        let documents = [rust_file(0, 1, 1), broken];
+        let plan = run(&documents, 200, outlining(Policy::InOrder)).unwrap();
+        assert_eq!(plan.decisions[1].reason, Reason::WholeDocumentDoesNotFit);
+        assert_eq!(plan.unoutlined.len(), 1);
+        assert_eq!(plan.unoutlined[0].0, 1);
+        assert!(plan.unoutlined[0].1.contains("syntax error at line"));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(24))]
+
+        /// With `--outline` every guarantee holds: the payload's count is
+        /// exact and within the budget, each document left out needed more
+        /// than was free, and the per-entry arithmetic agrees with counting
+        /// every candidate whole.
+        #[test]
+        fn outlines_keep_every_guarantee(
+            files in proptest::collection::vec((1usize..6, 0usize..12), 1..6),
+            budget in 40u64..1500,
+            envelope in 0usize..3,
+            notes in proptest::bool::ANY,
+            share in 0u8..=100,
+            policy in 0usize..3,
+        ) {
+            let documents: Vec<Document> = files
+                .iter()
+                .enumerate()
+                .map(|(i, &(functions, body))| rust_file(i, functions, body))
+                .collect();
+            let counter = Counter::new(Encoding::Cl100kBase);
+            let policy = Policy::ALL[policy];
+            let options = Options {
+                policy,
+                envelope: Envelope::ALL[envelope],
+                note_omissions: notes,
+                note_omissions_max: 2,
+                outline: Some(OutlineOptions { share_percent: share }),
+                ..Options::default()
+            };
+            let by_entry = plan_counting(&documents, counter, budget, &options, false);
+            let whole = plan_counting(&documents, counter, budget, &options, true);
+            let (by_entry, whole) = match (by_entry, whole) {
+                (Ok(a), Ok(b)) => (a, b),
+                (a, b) => {
+                    proptest::prop_assert_eq!(a.err(), b.err());
+                    return Ok(());
+                }
+            };
+            for plan in [&by_entry, &whole] {
+                proptest::prop_assert_eq!(plan.used_tokens, counter.count(&plan.payload_text));
+                proptest::prop_assert!(plan.used_tokens as u64 <= budget);
+                for decision in plan.decisions.iter().filter(|d| !d.selected) {
+                    proptest::prop_assert!(decision.needed_tokens > decision.free_tokens as i64);
+                }
+            }
+            if !notes {
+                // The selected documents' numbers add up to the payload.
+                let empty = plan_counting(&[], counter, budget, &options, false).unwrap();
+                let added: i64 = by_entry
+                    .decisions
+                    .iter()
+                    .filter(|d| d.selected)
+                    .map(|d| d.needed_tokens)
+                    .sum();
+                proptest::prop_assert_eq!(by_entry.used_tokens as i64 - added, empty.used_tokens as i64);
+            }
+            if policy != Policy::MaxFill {
+                proptest::prop_assert_eq!(whole, by_entry);
+            }
         }
     }
 }

@@ -12,7 +12,7 @@
 //! read by the front end and set on the built request.
 
 use crate::error::{Error, RequestProblem, Setting};
-use crate::pack::ExcerptOptions;
+use crate::pack::{DEFAULT_OUTLINE_SHARE_PERCENT, ExcerptOptions, OutlineOptions};
 use crate::{Encoding, Envelope, Options, PartialBudget, Policy, Request};
 
 /// The settings of a request by name and value, as a front end was given
@@ -57,6 +57,11 @@ pub struct RequestNames {
     /// With `excerpt_query`: the most characters of an excerpt (default
     /// [`DEFAULT_MAX_CHARS`](crate::focus::DEFAULT_MAX_CHARS)).
     pub excerpt_max_chars: Option<usize>,
+    /// Send outlines of the source files that do not fit whole.
+    pub outline: bool,
+    /// With `outline`: the percentage of the budget whole documents fill
+    /// first (default [`DEFAULT_OUTLINE_SHARE_PERCENT`]).
+    pub outline_share: Option<u64>,
 }
 
 impl RequestNames {
@@ -65,7 +70,8 @@ impl RequestNames {
     /// with an encoding or a model, the layout's name, a cap on the
     /// omission notes without them, an encoding with a model, the
     /// encoding's name, the model, the whole budget with a separate budget
-    /// value, excerpt settings without a query. Its `tokenizer` is `None`.
+    /// value, excerpt settings without a query, an outline share without
+    /// outlines or over 100. Its `tokenizer` is `None`.
     pub fn build(&self) -> Result<Request, Error> {
         let policy = match &self.policy {
             None => Policy::default(),
@@ -92,6 +98,16 @@ impl RequestNames {
         {
             return Err(refused(RequestProblem::ExcerptWithoutQuery));
         }
+        let outline = match (self.outline, self.outline_share) {
+            (false, Some(_)) => return Err(refused(RequestProblem::OutlineShareWithoutOutline)),
+            (_, Some(share)) if share > 100 => {
+                return Err(refused(RequestProblem::OutlineShareOver100 { share }));
+            }
+            (false, None) => None,
+            (true, share) => Some(OutlineOptions {
+                share_percent: share.map_or(DEFAULT_OUTLINE_SHARE_PERCENT, |share| share as u8),
+            }),
+        };
         Ok(Request {
             encoding,
             tokenizer: None,
@@ -112,6 +128,7 @@ impl RequestNames {
                         .excerpt_max_chars
                         .unwrap_or(crate::focus::DEFAULT_MAX_CHARS),
                 }),
+                outline,
             },
         })
     }
@@ -402,6 +419,21 @@ mod tests {
                     ..RequestNames::default()
                 },
                 "--excerpt-context and --excerpt-max-chars need --excerpt-query",
+            ),
+            (
+                RequestNames {
+                    outline_share: Some(30),
+                    ..RequestNames::default()
+                },
+                "--outline-share needs --outline",
+            ),
+            (
+                RequestNames {
+                    outline: true,
+                    outline_share: Some(101),
+                    ..RequestNames::default()
+                },
+                "--outline-share is a percentage of the budget from 0 to 100, not 101",
             ),
         ];
         for (names, message) in cases {

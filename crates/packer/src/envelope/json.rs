@@ -4,7 +4,7 @@
 //! is stored from its `id` key on, and the `{"` before the key belongs to
 //! what precedes it (`{"documents":[{"`, `,{"`, `],"omitted":[{"`).
 
-use super::{Cut, ExcerptLabel, Layout, OMITTED_REASON, Shape, Verbatim};
+use super::{Cut, Label, Layout, OMITTED_REASON, Shape, Verbatim};
 use crate::fixture::Document;
 
 /// Compact JSON (SPEC §2), the default.
@@ -33,14 +33,15 @@ impl Layout for Json {
     }
 
     /// `id":ID,"url":URL,"format":FORMAT,"content":CONTENT}` (the entry after
-    /// its opening `{"`), with an `excerpt` key after `content` for an excerpt;
+    /// its opening `{"`), with an `excerpt` key after `content` for an excerpt
+    /// and an `outline` key for an outline;
     /// `"path":PATH` instead of the url for a path, and neither for a path
     /// equal to the id.
     fn document(
         &self,
         document: &Document,
         content: &str,
-        excerpt: Option<&ExcerptLabel>,
+        label: Option<&Label>,
         verbatim: &mut Vec<Verbatim>,
     ) -> String {
         let mut out = String::with_capacity(content.len() + document.id.len() * 2 + 64);
@@ -51,14 +52,24 @@ impl Layout for Json {
         out.push_str(document.format.name());
         out.push_str(r#"","content":"#);
         push_content(&mut out, content, verbatim);
-        if let Some(excerpt) = excerpt {
-            out.push_str(r#","excerpt":{"query":"#);
-            push_string(&mut out, &excerpt.query);
-            out.push_str(r#","lines":"#);
-            push_string(&mut out, &excerpt.lines);
-            out.push_str(r#","ofChars":"#);
-            out.push_str(&excerpt.of_chars.to_string());
-            out.push('}');
+        match label {
+            Some(Label::Excerpt(excerpt)) => {
+                out.push_str(r#","excerpt":{"query":"#);
+                push_string(&mut out, &excerpt.query);
+                out.push_str(r#","lines":"#);
+                push_string(&mut out, &excerpt.lines);
+                out.push_str(r#","ofChars":"#);
+                out.push_str(&excerpt.of_chars.to_string());
+                out.push('}');
+            }
+            Some(Label::Outline(outline)) => {
+                out.push_str(r#","outline":{"lines":"#);
+                push_string(&mut out, &outline.lines);
+                out.push_str(r#","ofLines":"#);
+                out.push_str(&outline.of_lines.to_string());
+                out.push('}');
+            }
+            None => {}
         }
         out.push('}');
         out

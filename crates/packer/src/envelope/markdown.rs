@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! # Documents\n
-//! ## {id}\n
+//! ## {id}\n   (an outline: ## {id} (outline: lines {lines} of {N})\n)
 //! Source: {url}\n
 //! Excerpt: lines {lines} of {N} characters, for the query {JSON(Q)}\n   (excerpts only)
 //! {fence}{format}\n
@@ -27,7 +27,7 @@
 //! followed by `#` or `-` (see [`super`]): no blank line sits at a cut,
 //! because a run of newlines is split differently when it ends the text.
 
-use super::{Cut, ExcerptLabel, Layout, Shape, Verbatim};
+use super::{Cut, Label, Layout, Shape, Verbatim};
 use crate::fixture::Document;
 
 /// A heading and a fenced block per document (SPEC §2.1).
@@ -60,20 +60,27 @@ impl Layout for Markdown {
         &self,
         document: &Document,
         content: &str,
-        excerpt: Option<&ExcerptLabel>,
+        label: Option<&Label>,
         verbatim: &mut Vec<Verbatim>,
     ) -> String {
         let fence = "`".repeat(fence(content));
         let mut out = String::with_capacity(content.len() + document.id.len() * 2 + 96);
         out.push_str("## ");
         out.push_str(&document.id);
+        if let Some(Label::Outline(outline)) = label {
+            out.push_str(" (outline: lines ");
+            out.push_str(&outline.lines);
+            out.push_str(" of ");
+            out.push_str(&outline.of_lines.to_string());
+            out.push(')');
+        }
         out.push('\n');
         if let Some(source) = document.shown_source() {
             out.push_str("Source: ");
             out.push_str(source.as_str());
             out.push('\n');
         }
-        if let Some(excerpt) = excerpt {
+        if let Some(Label::Excerpt(excerpt)) = label {
             out.push_str("Excerpt: lines ");
             out.push_str(&excerpt.lines);
             out.push_str(" of ");

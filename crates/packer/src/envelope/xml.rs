@@ -7,7 +7,7 @@
 //! (`="` before it and `"` after it are punctuation runs that stop at a
 //! digit and at a space), so its tokens are counted apart.
 
-use super::{Cut, ExcerptLabel, Layout, OMITTED_REASON, Shape, Verbatim};
+use super::{Cut, Label, Layout, OMITTED_REASON, Shape, Verbatim};
 use crate::fixture::Document;
 
 /// `<document>` elements (SPEC §2.1).
@@ -44,21 +44,31 @@ impl Layout for Xml {
         &self,
         document: &Document,
         content: &str,
-        excerpt: Option<&ExcerptLabel>,
+        label: Option<&Label>,
         verbatim: &mut Vec<Verbatim>,
     ) -> String {
         let mut out = String::with_capacity(content.len() + document.id.len() * 2 + 128);
         out.push_str("\" id=\"");
         push_attr(&mut out, &document.id);
         out.push('"');
-        if let Some(excerpt) = excerpt {
-            out.push_str(" excerpt_query=\"");
-            push_attr(&mut out, &excerpt.query);
-            out.push_str("\" excerpt_lines=\"");
-            push_attr(&mut out, &excerpt.lines);
-            out.push_str("\" excerpt_of_chars=\"");
-            out.push_str(&excerpt.of_chars.to_string());
-            out.push('"');
+        match label {
+            Some(Label::Excerpt(excerpt)) => {
+                out.push_str(" excerpt_query=\"");
+                push_attr(&mut out, &excerpt.query);
+                out.push_str("\" excerpt_lines=\"");
+                push_attr(&mut out, &excerpt.lines);
+                out.push_str("\" excerpt_of_chars=\"");
+                out.push_str(&excerpt.of_chars.to_string());
+                out.push('"');
+            }
+            Some(Label::Outline(outline)) => {
+                out.push_str(" outline_lines=\"");
+                push_attr(&mut out, &outline.lines);
+                out.push_str("\" outline_of_lines=\"");
+                out.push_str(&outline.of_lines.to_string());
+                out.push('"');
+            }
+            None => {}
         }
         out.push_str(">\n");
         if let Some(source) = document.shown_source() {

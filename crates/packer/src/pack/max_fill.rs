@@ -338,7 +338,8 @@ impl<'a> Selector<'a> {
     }
 
     /// Takes `run`'s choice and records every decision: the chosen documents
-    /// as they were added; then, with `--excerpt-query`, focused excerpts of
+    /// as they were added; then, with `--outline`, outlines of the documents
+    /// left out, in input order; then, with `--excerpt-query`, focused excerpts of
     /// the documents left out, in input order; then every document still
     /// out as a skip against the final envelope, or, when it would fit that
     /// envelope (with omissions noted, taking a document can shrink the
@@ -357,6 +358,12 @@ impl<'a> Selector<'a> {
                 self.decide(index, Reason::Fits, trial.before, trial.after);
             }
         }
+        let left_out: Vec<usize> = rest
+            .iter()
+            .copied()
+            .filter(|&index| self.decisions[index].is_none())
+            .collect();
+        self.outline_left_out(&left_out);
         for &index in rest {
             if self.decisions[index].is_none() {
                 self.try_excerpt(index, self.goes_last(index));

@@ -21,7 +21,7 @@ const MOST_BYTES_TRIED: usize = 64 << 20;
 use crate::envelope::{Entry, Envelopes};
 
 /// The exact count of `layout`'s payload holding documents `order`, where
-/// `replace` may give another entry for a document (a focused excerpt).
+/// `replace` may give another entry for a document (an excerpt or outline).
 pub(super) fn count<'e>(
     layout: &'e Envelopes,
     order: &[usize],
@@ -50,12 +50,49 @@ impl Selector<'_> {
                 None => self.tally.total_with_at(index, at_end),
             };
         }
+        self.total_with_at_position(index, entry, self.place(index, at_end))
+    }
+
+    /// [`Selector::total_with`] at `position` in the payload order.
+    pub(super) fn total_with_at_position(
+        &self,
+        index: usize,
+        entry: Option<&Entry>,
+        position: usize,
+    ) -> usize {
+        if !self.whole {
+            let at_end = position == self.order.len();
+            return match entry {
+                Some(entry) => self.tally.total_with_counts(index, entry.counts(), at_end),
+                None => self.tally.total_with_at(index, at_end),
+            };
+        }
         let mut order = self.order.clone();
-        order.insert(self.place(index, at_end), index);
-        let chosen = self.excerpts.as_ref().map(|excerpts| &excerpts.chosen);
+        order.insert(position, index);
         count(self.layout, &order, |i| match entry {
             Some(entry) if i == index => Some(entry),
-            _ => chosen.and_then(|chosen| chosen.get(&i)),
+            _ => self.derived.get(&i),
+        })
+    }
+
+    /// The exact count of the payload with document `index`, now sent as
+    /// an excerpt or outline, sent as `with` instead (whole when `None`) at
+    /// the same place.
+    pub(super) fn total_replacing(&self, index: usize, with: Option<&Entry>) -> usize {
+        let Some(derived) = self.derived.get(&index) else {
+            return self.total();
+        };
+        if !self.whole {
+            let is_last = self.order.last() == Some(&index);
+            let new = with.map_or_else(|| self.layout.counts(index), Entry::counts);
+            return self.tally.total_replacing(derived.counts(), new, is_last);
+        }
+        count(self.layout, &self.order, |i| {
+            if i == index {
+                with
+            } else {
+                self.derived.get(&i)
+            }
         })
     }
 
@@ -73,7 +110,8 @@ impl Selector<'_> {
     /// `max-fill` counting whole: fills in input order (as `in-order`
     /// does), then again while a document left out fits at its place
     /// without shrinking the count (with omissions noted, taking a document
-    /// can shrink it; `max-fill` wants the fullest payload); then focused
+    /// can shrink it; `max-fill` wants the fullest payload); then outlines
+    /// and focused
     /// excerpts of those left out; then every document still out is a skip
     /// with the numbers of its last trial that did not fit. Returns whether
     /// the choice is proven the fullest.
@@ -108,6 +146,12 @@ impl Selector<'_> {
                 break;
             }
         }
+        let left_out: Vec<usize> = rest
+            .iter()
+            .copied()
+            .filter(|&index| self.decisions[index].is_none())
+            .collect();
+        self.outline_left_out(&left_out);
         for &index in rest {
             if self.decisions[index].is_none() {
                 self.try_excerpt(index, false);
