@@ -776,6 +776,50 @@ fn model_names_are_case_insensitive_and_unknown_ones_get_suggestions() {
     );
 }
 
+/// SPEC §2.2.1: Claude and Gemini have no public tokenizer: refused as
+/// `unknown-model` with what to do instead, never counted with another
+/// model's encoding (by count, pack or validate, in any letter case or
+/// behind an API route).
+#[test]
+fn claude_and_gemini_models_are_refused_with_guidance() {
+    for (model, endpoint) in [
+        ("claude-sonnet-4", "count_tokens"),
+        ("Claude-3-5-Haiku-20241022", "count_tokens"),
+        ("anthropic.claude-3-sonnet-20240229-v1:0", "count_tokens"),
+        ("gemini-2.5-pro", "countTokens"),
+        ("models/gemini-1.5-flash", "countTokens"),
+    ] {
+        for args in [
+            &["count", "--model", model][..],
+            &["pack", "fixtures/guide.json", "--model", model],
+            &["validate", "fixtures/guide.json", "--model", model],
+        ] {
+            let run = exec_with_stdin(args, b"hello");
+            assert_eq!((run.status, run.stdout.as_str()), (2, ""), "{args:?}");
+            assert!(
+                run.stderr
+                    .starts_with("error[unknown-model]: no exact offline token count exists for "),
+                "{}",
+                run.stderr
+            );
+            assert!(run.stderr.contains(endpoint), "{}", run.stderr);
+            assert!(
+                run.stderr.contains("keep a margin with --safety-tokens"),
+                "{}",
+                run.stderr
+            );
+            assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+        }
+    }
+    let run = exec_with_stdin(&["count", "--model", "gemini-2.0-flash"], b"hello");
+    assert!(
+        run.stderr
+            .contains("Gemma's tokenizer file is not Gemini's"),
+        "{}",
+        run.stderr
+    );
+}
+
 #[test]
 fn payload_out_dash_is_refused() {
     let run = exec(&["pack", "fixtures/guide.json", "--payload-out", "-"]);

@@ -1,8 +1,11 @@
 //! Tokenizer files (`--tokenizer`): counts and packs equal to the reference
 //! implementations' counts (Hugging Face `tokenizers` for Qwen3's
-//! tokenizer.json, mistral-common for Mistral's tekken.json), stored in
+//! tokenizer.json and two small files with added tokens of every kind,
+//! mistral-common for Mistral's tekken.json), stored in
 //! tests/data/tokenizers/vectors.json by scripts/hf-reference/make-vectors.py;
-//! refusals of what cannot be counted exactly; malformed files.
+//! NFC with the reference's Unicode tables (nfc-vectors.json.gz, by
+//! scripts/hf-reference/make-nfc-vectors.py); refusals of what cannot be
+//! counted exactly; malformed files.
 
 mod common;
 
@@ -53,12 +56,15 @@ fn vectors() -> &'static Vectors {
     })
 }
 
-/// The decompressed bytes of a committed tokenizer file.
+/// The bytes of a committed tokenizer file (decompressed if it is).
 fn file_bytes(key: &str) -> (String, Vec<u8>) {
     let name = &vectors().files[key].file;
-    let gz = std::fs::read(Path::new(DATA).join(name)).unwrap();
+    let raw = std::fs::read(Path::new(DATA).join(name)).unwrap();
+    if !name.ends_with(".gz") {
+        return (name.clone(), raw);
+    }
     let mut bytes = Vec::new();
-    flate2::read::GzDecoder::new(&gz[..])
+    flate2::read::GzDecoder::new(&raw[..])
         .read_to_end(&mut bytes)
         .unwrap();
     (name.trim_end_matches(".gz").to_owned(), bytes)
@@ -228,21 +234,30 @@ fn recounts_match_each_entrys_pieces() {
             }
         }
     }
-    // Only where a normalizer would change the payload (Qwen3's NFC, on
-    // texts with letters NFC composes) is it counted whole instead.
+    // Only where a normalizer would change the payload (NFC, on texts with
+    // letters NFC composes) or an added token is in it is it counted whole
+    // instead.
     assert!(matched >= 100, "{matched}");
     assert!(
-        fell_back.iter().all(|case| case.starts_with("qwen3 ")),
+        fell_back.iter().all(|case| !case.starts_with("tekken ")),
         "{fell_back:?}"
     );
 }
 
+/// The byte-level files split like tiktoken (packing counts entry by
+/// entry); the SentencePiece-style ones have no such split (a text is one
+/// word, or split at `▁`), and packing counts every candidate whole.
 #[test]
-fn qwen3_and_tekken_split_like_tiktoken() {
+fn byte_level_files_split_like_tiktoken() {
     for key in vectors().files.keys() {
+        let want = if key.starts_with("sp-") {
+            Splitting::Whole
+        } else {
+            Splitting::Tiktoken
+        };
         assert_eq!(
             Counter::with_tokenizer(tokenizer(key)).splitting(),
-            Splitting::Tiktoken,
+            want,
             "{key}"
         );
     }
@@ -343,21 +358,24 @@ fn unigram_and_wordpiece_files_are_refused_naming_the_model() {
     }
 }
 
+/// SPEC §2.2.1: SentencePiece-style BPE files load (Llama 2's and
+/// Gemma's shapes); what no exact count exists for is refused, naming the
+/// component.
 #[test]
-fn sentencepiece_style_bpe_is_refused_naming_the_component() {
+fn what_cannot_be_counted_exactly_is_refused_naming_the_component() {
     let dir = std::env::temp_dir().join(format!("packer-refusals-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let cases = [
+    for json in [
         // Llama 2 / Mistral 7B style: normalizers that write the ▁ marker.
-        (
-            r#"{"normalizer":{"type":"Sequence","normalizers":[{"type":"Prepend","prepend":"▁"}]},"pre_tokenizer":null,"model":{"type":"BPE","byte_fallback":true,"vocab":{"a":0},"merges":[]}}"#,
-            "the Prepend normalizer",
-        ),
+        r#"{"normalizer":{"type":"Sequence","normalizers":[{"type":"Prepend","prepend":"▁"}]},"pre_tokenizer":null,"model":{"type":"BPE","byte_fallback":true,"vocab":{"a":0},"merges":[]}}"#,
         // Gemma style: a split on spaces and byte_fallback, no ByteLevel.
-        (
-            r#"{"normalizer":null,"pre_tokenizer":{"type":"Split","pattern":{"String":" "},"behavior":"MergedWithPrevious","invert":false},"model":{"type":"BPE","byte_fallback":true,"vocab":{"a":0},"merges":[]}}"#,
-            "without a ByteLevel pre-tokenizer",
-        ),
+        r#"{"normalizer":null,"pre_tokenizer":{"type":"Split","pattern":{"String":" "},"behavior":"MergedWithPrevious","invert":false},"model":{"type":"BPE","byte_fallback":true,"vocab":{"a":0},"merges":[]}}"#,
+    ] {
+        let counter =
+            Counter::with_tokenizer(Tokenizer::from_bytes("sp.json", json.as_bytes()).unwrap());
+        assert_eq!(counter.splitting(), Splitting::Whole);
+    }
+    let cases = [
         (
             r#"{"normalizer":null,"pre_tokenizer":{"type":"ByteLevel"},"model":{"type":"BPE","byte_fallback":true,"vocab":{"a":0},"merges":[]}}"#,
             "byte_fallback",
@@ -365,6 +383,22 @@ fn sentencepiece_style_bpe_is_refused_naming_the_component() {
         (
             r#"{"normalizer":null,"pre_tokenizer":{"type":"Split","pattern":{"Regex":"(?<=a)b"},"behavior":"Isolated","invert":false},"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
             "look-around",
+        ),
+        (
+            r#"{"normalizer":{"type":"Replace","pattern":{"Regex":" +"},"content":"▁"},"pre_tokenizer":null,"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
+            "a Replace normalizer with a regex pattern",
+        ),
+        (
+            r#"{"normalizer":{"type":"Sequence","normalizers":[{"type":"NFC"},{"type":"Prepend","prepend":"▁"}]},"pre_tokenizer":null,"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
+            "NFC normalizer in a Sequence",
+        ),
+        (
+            r#"{"normalizer":null,"pre_tokenizer":{"type":"Sequence","pretokenizers":[{"type":"Metaspace","replacement":"▁"},{"type":"ByteLevel"}]},"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
+            "Metaspace pre-tokenizer together with ByteLevel",
+        ),
+        (
+            r#"{"normalizer":{"type":"Lowercase"},"pre_tokenizer":null,"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
+            "the Lowercase normalizer",
         ),
     ];
     for (index, (json, component)) in cases.iter().enumerate() {
@@ -522,6 +556,153 @@ fn a_file_whose_pre_tokenizer_has_several_split_stages_packs_by_counting_whole()
                     }
                 }
             }
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct NfcVectors {
+    newest_unicode: String,
+    assigned_since_9: usize,
+    pairs: Vec<NfcCase>,
+    sweep: Vec<NfcCase>,
+}
+
+#[derive(Deserialize)]
+struct NfcCase {
+    #[serde(alias = "composite")]
+    cp: u32,
+    text: String,
+    count: usize,
+}
+
+/// Qwen3's NFC composes exactly what `tokenizers` composes (its Unicode 9.0
+/// tables): the 21 composition pairs whose composite is assigned since 9.0
+/// stay apart, and every character assigned since (about 44,600 of them,
+/// up to the newest Unicode) counts as the reference counts it beside
+/// marks that canonical reordering would move, doubled, and decomposed.
+#[test]
+fn nfc_uses_the_references_unicode_tables() {
+    let gz = std::fs::read(Path::new(DATA).join("nfc-vectors.json.gz")).unwrap();
+    let mut json = String::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_string(&mut json)
+        .unwrap();
+    let vectors: NfcVectors = serde_json::from_str(&json).unwrap();
+    assert!(vectors.newest_unicode.as_str() >= "18.0.0");
+    assert_eq!(vectors.sweep.len(), vectors.assigned_since_9);
+    assert!(vectors.assigned_since_9 > 40_000);
+    // 21 pairs, each alone and between letters.
+    assert_eq!(vectors.pairs.len(), 42);
+    let counter = Counter::with_tokenizer(tokenizer("qwen3"));
+    let mut failures = Vec::new();
+    for case in vectors.pairs.iter().chain(&vectors.sweep) {
+        let count = counter.count(&case.text);
+        if count != case.count {
+            failures.push(format!("U+{:04X}: {count} != {}", case.cp, case.count));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} differ: {failures:#?}",
+        failures.len()
+    );
+    // The issue's example: each pair is several tokens, not one composed
+    // letter's three.
+    assert!(vectors.pairs.iter().all(|case| case.count >= 5));
+}
+
+/// SPEC §2.2: added tokens not marked special are matched as tokens (the
+/// reference counts `<think>hi</think>` as 3 with Qwen3), special ones are
+/// text, and packs keep the reference's count of their payload.
+#[test]
+fn added_tokens_that_are_not_special_count_as_one_token() {
+    let case = |key: &str, name: &str| {
+        vectors()
+            .texts
+            .iter()
+            .find(|c| c.tokenizer == key && c.name == name)
+            .unwrap()
+    };
+    let qwen3 = Counter::with_tokenizer(tokenizer("qwen3"));
+    assert_eq!(case("qwen3", "think tags").count, 3);
+    assert_eq!(qwen3.count("<think>hi</think>"), 3);
+    // `<|im_start|>` is special: text, as without the added token.
+    assert!(qwen3.count("<|im_start|>") > 1);
+    for name in [
+        "think tags",
+        "adjacent added tokens",
+        "special and non-special mixed",
+        "single-word added token",
+        "stripping added tokens",
+        "normalized added token",
+        "special added token over a plain one",
+    ] {
+        for key in ["qwen3", "added"] {
+            let case = case(key, name);
+            let counter = Counter::with_tokenizer(tokenizer(key));
+            assert_eq!(counter.count(&case.text), case.count, "{key} {name}");
+        }
+    }
+}
+
+/// Where an added token's text could run across a cut of the per-entry
+/// count (`"},{"id` spans an entry's end, the join and the next key), the
+/// pack counts whole, and `usedTokens` is still the reference's count of
+/// the payload (the reference counts are checked in
+/// `packs_use_exactly_the_reference_count_of_their_payload`); where none
+/// can (Qwen3's tags, the flags of the other file), it counts per entry.
+#[test]
+fn added_tokens_across_entry_cuts_make_packing_count_whole() {
+    let documents = &vectors()
+        .envelopes
+        .iter()
+        .find(|c| c.name == "all adversarial texts" && c.tokenizer == "across")
+        .unwrap()
+        .documents;
+    let capture = fixture_json(documents);
+    let fixture = Fixture::from_bytes(capture.as_bytes(), &Limits::default()).unwrap();
+    for (key, stays) in [("qwen3", true), ("added", true), ("across", false)] {
+        let counter = Counter::with_tokenizer(tokenizer(key));
+        let layout = Envelopes::build(counter, Envelope::Json, &fixture.documents, Some(3));
+        assert_eq!(layout.added_tokens_stay_inside(), stays, "{key}");
+    }
+    let across = tokenizer("across");
+    let counter = Counter::with_tokenizer(across);
+    let all = packer::pack(
+        &fixture,
+        &Request {
+            tokenizer: Some(across),
+            ..Request::default()
+        },
+    )
+    .unwrap()
+    .plan;
+    assert!(all.payload_text.contains(r#""},{"id"#));
+    assert_eq!(all.used_tokens, counter.count(&all.payload_text));
+    let total = all.used_tokens as u64;
+    for budget in [total / 2, total * 3 / 4] {
+        for policy in [Policy::InOrder, Policy::MaxFill] {
+            let request = Request {
+                tokenizer: Some(across),
+                budget: packer::PartialBudget {
+                    context_tokens: Some(budget),
+                    ..packer::PartialBudget::default()
+                },
+                options: Options {
+                    policy,
+                    note_omissions: true,
+                    ..Options::default()
+                },
+                ..Request::default()
+            };
+            let plan = packer::pack(&fixture, &request).unwrap().plan;
+            assert!(plan.used_tokens as u64 <= budget);
+            assert_eq!(
+                plan.used_tokens,
+                counter.count(&plan.payload_text),
+                "{budget} {policy:?}"
+            );
         }
     }
 }

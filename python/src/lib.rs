@@ -119,6 +119,7 @@ impl Names for Keywords {
             Setting::ExcerptSizes => "excerpt_context and excerpt_max_chars",
             Setting::ExcerptQuery => "excerpt_query",
             Setting::Windows => "windows=True",
+            Setting::SafetyTokens => "safety_tokens",
             Setting::OutlineShare => "outline_share",
             Setting::OutlineOn => "outline=True",
             _ => CommandLine.name(setting),

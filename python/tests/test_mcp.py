@@ -222,12 +222,14 @@ def test_packs_documents_with_a_tokenizer_file_counted_by_hugging_face(tree):
 
     data = json.loads(gzip.decompress(QWEN3.read_bytes()))
     (tree / "qwen3-tokenizer.json").write_text(json.dumps(data))
-    data["added_tokens"] = []  # text that looks like a special token is plain text
+    # SPEC §2.2: special-token text (`<|im_start|>`) is plain text, added
+    # tokens not marked special (`<think>`) are tokens.
     reference = Tokenizer.from_str(json.dumps(data))
+    reference.encode_special_tokens = True
     documents = [
         {"id": f"d{i}", "url": f"https://example.com/{i}", "format": "text", "content": content, "truncated": False}
         for i, content in enumerate(
-            ["Hello, world!\n", "数字 12345678 and emoji 🙂 <|im_start|>", "   spaces   \n\n\n", "x" * 400]
+            ["Hello, world!\n", "数字 12345678 and emoji 🙂 <|im_start|> <think>ok</think>", "   spaces   \n\n\n", "x" * 400]
         )
     ]
 

@@ -212,6 +212,19 @@ def test_every_input_error_code_reaches_python_with_the_cli_message():
         assert status != 0
 
 
+@pytest.mark.parametrize("model, endpoint", [("claude-sonnet-4", "count_tokens"), ("gemini-2.5-pro", "countTokens")])
+def test_models_without_a_public_tokenizer_are_refused_with_guidance(model, endpoint):
+    # SPEC §2.2.1: no exact offline count; never another model's encoding.
+    for call in (lambda: packer.pack(GUIDE, model=model), lambda: packer.count("hello", model=model)):
+        with pytest.raises(packer.PackerError) as raised:
+            call()
+        error = raised.value
+        assert (error.code, error.exit_status) == ("unknown-model", 2)
+        assert error.message.startswith("no exact offline token count exists")
+        assert endpoint in error.message
+        assert "keep a margin with safety_tokens" in error.message
+
+
 def test_an_excerpt_query_without_terms_is_the_librarys_empty_query_usage_error():
     # The command line refuses it while parsing (error[usage]); the library's
     # own code for it is empty-query, with the same exit status.

@@ -14,25 +14,24 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 import texts  # noqa: E402
+from counters import hf_counter  # noqa: E402
 
 
 def main():
     packer, files = sys.argv[1], sys.argv[2:]
-    from tokenizers import Tokenizer
-
     cases = texts.all_texts()
     failed = False
     for path in files:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        data["added_tokens"] = []
-        reference = Tokenizer.from_str(json.dumps(data))
+        # SPEC §2.2: special-token text is plain text, other added tokens
+        # are tokens (`encode_special_tokens=True`).
+        count = hf_counter(path)
         probe = subprocess.run([packer, "count", "--tokenizer", path], input=b"x", capture_output=True)
         if probe.returncode != 0:
             print(f"{path}: refused: {probe.stderr.decode().strip()}")
             continue
         agree, differ = 0, []
         for name, text in cases:
-            want = len(reference.encode(text, add_special_tokens=False).ids)
+            want = count(text)
             got = subprocess.run([packer, "count", "--tokenizer", path], input=text.encode(), capture_output=True)
             if got.returncode == 0 and int(got.stdout) == want:
                 agree += 1
@@ -51,7 +50,7 @@ def main():
                     differ.append(f"{name} (packed): {packed.stderr.decode().strip()}")
                 continue
             result = json.loads(packed.stdout)
-            want = len(reference.encode(result["payloadText"], add_special_tokens=False).ids)
+            want = count(result["payloadText"])
             if result["usedTokens"] != want:
                 differ.append(f"{name} (packed): packer {result['usedTokens']} reference {want}")
         failed |= bool(differ)

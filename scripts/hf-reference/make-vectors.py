@@ -2,8 +2,8 @@
 every text in texts.py under the committed tokenizer files.
 
 References (counters.py): Hugging Face `tokenizers` for tokenizer.json
-(the file's added tokens removed, so that text looking like one is plain
-text, then `encode(text, add_special_tokens=False)`), mistral-common's
+(`encode(text, add_special_tokens=False)` with `encode_special_tokens=True`,
+SPEC §2.2), mistral-common's
 Tekkenizer for tekken.json (`encode(text, bos=False, eos=False)`).
 
 Usage (from the repository root, after `pip install tokenizers mistral-common`):
@@ -49,14 +49,135 @@ def refused_files():
     wordpiece.save(str(DATA / "wordpiece-tokenizer.json"))
 
 
+def added_tokens_file():
+    """A small byte-level BPE file with an NFC normalizer and added tokens of
+    every kind, trained by the reference library itself (SPEC §2.2: special
+    tokens are text, the others are matched with their flags)."""
+    from tokenizers import AddedToken, Tokenizer, models, normalizers, pre_tokenizers, trainers
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.normalizer = normalizers.NFC()
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=600, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+    )
+    tokenizer.train_from_iterator([text for _, text in texts.documents()], trainer=trainer)
+    tokenizer.add_special_tokens([AddedToken("<|sp|>", special=True, normalized=False), "<|im_start|>"])
+    tokenizer.add_tokens(
+        [
+            AddedToken("<think>", normalized=False),
+            AddedToken("</think>", normalized=False),
+            AddedToken("[sw]", single_word=True, normalized=False),
+            AddedToken("<l>", lstrip=True, normalized=False),
+            AddedToken("<r>", rstrip=True, normalized=False),
+            AddedToken("<lr>", lstrip=True, rstrip=True, normalized=False),
+            AddedToken("cafe\u0301", normalized=True),
+            AddedToken("sp|>x", normalized=False),
+        ]
+    )
+    tokenizer.save(str(DATA / "added-tokens-tokenizer.json"))
+    # The same with tokens that run across the cuts where packer counts an
+    # envelope entry by entry (`"},{"id` spans an entry's end, the join and
+    # the next entry's key): packing must notice and count whole.
+    tokenizer.add_tokens([AddedToken('"},{"id', normalized=False), AddedToken('":"', normalized=False)])
+    tokenizer.save(str(DATA / "added-tokens-across-tokenizer.json"))
+
+
+def sentencepiece_files():
+    """Small SentencePiece-style BPE files (BPE over characters with
+    `byte_fallback`, SPEC §2.2.1), trained by the reference library on this
+    repository's documents, in the shapes the published conversions have:
+
+    - `sp-legacy`: Llama 2 (legacy): `Prepend("▁")` and `Replace(" ", "▁")`
+      normalizers, no pre-tokenizer (a text is one word), `fuse_unk`;
+      bytes 0xF0-0xFF have no `<0xNN>` token, so 4-byte characters are the
+      unknown token; added tokens `<think>`, `</think>` and a normalized
+      `the` (searched as `▁the`);
+    - `sp-gemma`: Gemma 3: `Replace(" ", "▁")`, a `Split` on " " (which then
+      never matches), and non-special added tokens for newline runs, spaces
+      and tags;
+    - `sp-metaspace`: Mistral v0.3 (not legacy): `Strip` and a `Metaspace`
+      pre-tokenizer with `prepend_scheme` first and `split` false;
+      `sp-metaspace-split`: `Metaspace` always, `split` true, `ignore_merges`.
+    """
+    from tokenizers import AddedToken, Tokenizer, models, normalizers, pre_tokenizers, trainers
+
+    byte_tokens = [f"<0x{b:02X}>" for b in range(256)]
+    corpus = [text for _, text in texts.documents()]
+
+    def train(normalizer, pre_tokenizer, name, drop_bytes=(), extra=None, **bpe):
+        tokenizer = Tokenizer(models.BPE(unk_token="<unk>", byte_fallback=True, **bpe))
+        if normalizer is not None:
+            tokenizer.normalizer = normalizer
+        if pre_tokenizer is not None:
+            tokenizer.pre_tokenizer = pre_tokenizer
+        trainer = trainers.BpeTrainer(
+            vocab_size=900, limit_alphabet=120, special_tokens=["<unk>", "<s>", "</s>"] + byte_tokens,
+            show_progress=False,
+        )
+        tokenizer.train_from_iterator(corpus, trainer=trainer)
+        if extra is not None:
+            extra(tokenizer)
+        data = json.loads(tokenizer.to_str())
+        # As in the published files, the byte tokens are in the model's
+        # vocabulary only, not added tokens.
+        data["added_tokens"] = [t for t in data["added_tokens"] if t["content"] not in byte_tokens]
+        for token in drop_bytes:
+            del data["model"]["vocab"][token]
+        (DATA / name).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+    def legacy_added(tokenizer):
+        # Not special: each stretch between them is normalized on its own
+        # (Prepend writes `▁` after each); a normalized one is searched as
+        # the normalizer writes it (`▁the`).
+        tokenizer.add_tokens(
+            [AddedToken("<think>", normalized=False), AddedToken("</think>", normalized=False), AddedToken("the", normalized=True)]
+        )
+
+    legacy = normalizers.Sequence([normalizers.Prepend("\u2581"), normalizers.Replace(" ", "\u2581")])
+    train(legacy, None, "sp-legacy-tokenizer.json", drop_bytes=byte_tokens[0xF0:], extra=legacy_added, fuse_unk=True)
+
+    def gemma_added(tokenizer):
+        tokenizer.add_tokens(
+            [AddedToken(t, normalized=False) for t in ["\n", "\n\n", "\n\n\n", "  ", "   ", "<mask>", "<h1>", "</h1>"]]
+        )
+
+    train(
+        normalizers.Replace(" ", "\u2581"),
+        pre_tokenizers.Split(" ", "merged_with_previous"),
+        "sp-gemma-tokenizer.json",
+        extra=gemma_added,
+        fuse_unk=True,
+    )
+    train(
+        normalizers.Strip(left=False, right=True),
+        pre_tokenizers.Metaspace(prepend_scheme="first", split=False),
+        "sp-metaspace-tokenizer.json",
+    )
+    train(
+        None,
+        pre_tokenizers.Metaspace(prepend_scheme="always", split=True),
+        "sp-metaspace-split-tokenizer.json",
+        ignore_merges=True,
+    )
+
+
 def main():
     import importlib.metadata as md
 
     refused_files()
+    added_tokens_file()
+    sentencepiece_files()
 
     files = {
         "qwen3": ("qwen3-tokenizer.json.gz", hf_counter, f"tokenizers {md.version('tokenizers')}"),
         "tekken": ("tekken_240718.json.gz", tekken_counter, f"mistral-common {md.version('mistral-common')}"),
+        "added": ("added-tokens-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "across": ("added-tokens-across-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "sp-legacy": ("sp-legacy-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "sp-gemma": ("sp-gemma-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "sp-metaspace": ("sp-metaspace-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "sp-metaspace-split": ("sp-metaspace-split-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
     }
     cases = texts.all_texts()
     out = {"files": {}, "texts": [], "envelopes": []}

@@ -932,7 +932,7 @@ const MARKING_ROUNDS: usize = 4;
 /// outlined (` [outline]`) or left out (` [omitted]`) in that same pack:
 /// the marks change the tree's count and so possibly the selection, so the
 /// collection is packed again with the marks of the last pack until they
-/// agree (at most [`MARKING_ROUNDS`] times); when they never agree, or the
+/// agree (at most `MARKING_ROUNDS` (4) times); when they never agree, or the
 /// marked tree does not fit, the tree has no marks (and says nothing it
 /// cannot stand behind). Every pack is exact; the one returned is the one
 /// its tree describes.

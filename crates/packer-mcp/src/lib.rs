@@ -171,6 +171,8 @@ impl Names for ToolArguments {
             Setting::NoteOmissionsOn => "the argument 'noteOmissions'",
             Setting::ExcerptQuery => "the argument 'excerptQuery'",
             Setting::Windows => "the argument 'windows'",
+            // The tools take the whole budget: a margin is a lower budget.
+            Setting::SafetyTokens => "a lower argument 'budget'",
             Setting::OutlineShare => "the argument 'outlineShare'",
             Setting::OutlineOn => "the argument 'outline'",
             // No tool takes separate budget values or excerpt sizes.

@@ -902,6 +902,31 @@ mod tests {
             .encoding()
             .unwrap_err();
         assert_eq!(error.code(), "unknown-model");
+        // No public tokenizer: refused with guidance in the tools' terms.
+        for model in ["claude-sonnet-4", "gemini-2.5-pro"] {
+            let map = args(json!({"model": model}));
+            let error = Arguments::new(&map, COUNT_TOKENS_ARGUMENTS)
+                .unwrap()
+                .counter_names()
+                .unwrap()
+                .encoding()
+                .unwrap_err();
+            assert_eq!(error.code(), "unknown-model");
+            let map = args(json!({"budget": 100, "model": model}));
+            let a = Arguments::new(&map, PACK_DOCUMENTS_ARGUMENTS).unwrap();
+            let error = super::super::build(&a, DOCUMENTS_ENVELOPE).unwrap_err();
+            assert_eq!(error.code(), "unknown-model");
+            let message = error.message();
+            assert!(
+                message.starts_with("no exact offline token count exists"),
+                "{message}"
+            );
+            assert!(
+                message.contains("keep a margin with a lower argument 'budget'"),
+                "{message}"
+            );
+            assert!(!message.contains("--"), "{message}");
+        }
         let map = args(json!({}));
         let error = Arguments::new(&map, PACK_DOCUMENTS_ARGUMENTS)
             .unwrap()

@@ -711,6 +711,41 @@ impl Envelopes {
         self.documents.is_empty()
     }
 
+    /// Whether every envelope of these entries counts as the sum of its
+    /// parts with this counter's added tokens: no added token's text can
+    /// run across the edge of any text an envelope is made of (its fixed
+    /// texts, position numbers, the note's count and every entry), nor
+    /// take what is beside it (see
+    /// [`Counter::added_token_may_cross`]). An added token inside one
+    /// text is counted with it (the counter then counts that text whole).
+    /// Always true without added tokens (the built-in encodings).
+    pub fn added_tokens_stay_inside(&self) -> bool {
+        let counter = self.entries.counter;
+        let envelope = self.entries.envelope;
+        let shape = envelope.shape();
+        let fixed = [
+            shape.open,
+            shape.join,
+            shape.omitted_join,
+            shape.list_end,
+            shape.more_join,
+            // Any number: a digit at its end stands for all of them.
+            "0",
+        ]
+        .into_iter()
+        .chain(shape.endings)
+        .chain(shape.empties)
+        .chain(envelope.position())
+        .all(|text| !counter.added_token_may_cross(text));
+        fixed
+            && !counter.added_token_may_cross(&envelope.more(0))
+            && self
+                .documents
+                .iter()
+                .chain(self.omitted.iter().flatten())
+                .all(|entry| !counter.added_token_may_cross(&entry.text))
+    }
+
     /// Whether omitted documents are listed in the envelope.
     pub fn notes_omissions(&self) -> bool {
         self.omitted.is_some()

@@ -60,6 +60,8 @@ pub enum Setting {
     ExcerptQuery,
     /// Packing into windows (`--windows`).
     Windows,
+    /// The safety margin (`--safety-tokens`), as what keeps one.
+    SafetyTokens,
     /// The share of the budget for whole documents given without outlines,
     /// the subject of `needs` (`--outline-share`).
     OutlineShare,
@@ -98,6 +100,7 @@ impl Names for CommandLine {
             Setting::ExcerptSizes => "--excerpt-context and --excerpt-max-chars",
             Setting::ExcerptQuery => "--excerpt-query",
             Setting::Windows => "--windows",
+            Setting::SafetyTokens => "--safety-tokens",
             Setting::OutlineShare => "--outline-share",
             Setting::OutlineOn => "--outline",
         }
@@ -544,6 +547,14 @@ pub enum Error {
         /// The known model names nearest to the one given.
         nearest: Vec<&'static str>,
     },
+    /// `--model` names a model whose tokenizer is not public (Claude,
+    /// Gemini): no exact offline count exists, and none is made up with
+    /// another model's encoding (SPEC §2.2.1). Its code is `unknown-model`.
+    #[error("{}", self.message(&CommandLine))]
+    ModelWithoutPublicTokenizer {
+        /// Whose models.
+        provider: Provider,
+    },
     /// The `--tokenizer` file cannot be read.
     #[error("{}", self.message(&CommandLine))]
     UnreadableTokenizer {
@@ -948,6 +959,57 @@ fn unknown_model_message(nearest: &[&str], names: &dyn Names) -> String {
     message
 }
 
+/// A provider whose models' tokenizer is not public, so that no count
+/// made offline is exact for them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Provider {
+    /// Anthropic's Claude models (`claude-*`).
+    Anthropic,
+    /// Google's Gemini models (`gemini-*`).
+    Google,
+}
+
+impl Provider {
+    /// The provider whose models a (lowercase) model name names, if its
+    /// tokenizer is not public: `claude-*` and `gemini-*`, also after a
+    /// route such as `models/`, `anthropic/` or `anthropic.`.
+    pub fn of_model(model: &str) -> Option<Provider> {
+        let name = model.rsplit('/').next().unwrap_or(model);
+        let name = name.strip_prefix("anthropic.").unwrap_or(name);
+        if name.starts_with("claude") {
+            Some(Provider::Anthropic)
+        } else if name.starts_with("gemini") {
+            Some(Provider::Google)
+        } else {
+            None
+        }
+    }
+
+    /// The refusal: no exact offline count, where the exact count is, and
+    /// how to keep a margin (the setting spelled by `names`).
+    fn message(self, names: &dyn Names) -> String {
+        let (models, what, endpoint) = match self {
+            Provider::Anthropic => (
+                "Anthropic's Claude models",
+                "Anthropic publishes no tokenizer for them",
+                "Anthropic's token-counting endpoint (the Messages API's count_tokens)",
+            ),
+            Provider::Google => (
+                "Google's Gemini models",
+                "Google publishes no tokenizer for them (Gemma's tokenizer file is not Gemini's)",
+                "the Gemini API's countTokens endpoint",
+            ),
+        };
+        format!(
+            "no exact offline token count exists for {models}: {what}; count the payload with \
+             {endpoint}, and when packing with another encoding or tokenizer keep a margin with {} \
+             (packer never counts one model with another's encoding)",
+            names.name(Setting::SafetyTokens)
+        )
+    }
+}
+
 /// The message of `empty-envelope-does-not-fit`, in one place.
 fn empty_envelope_message(
     needed: usize,
@@ -1011,7 +1073,9 @@ impl Error {
             Error::UnpairedSurrogate { .. } => "unpaired-surrogate",
             Error::InvalidSchema { .. } => "invalid-schema",
             Error::UnknownEncoding { .. } => "unknown-encoding",
-            Error::UnknownModel { .. } => "unknown-model",
+            Error::UnknownModel { .. } | Error::ModelWithoutPublicTokenizer { .. } => {
+                "unknown-model"
+            }
             Error::UnreadableTokenizer { .. } | Error::TokenizerNotAFile => "unreadable-tokenizer",
             Error::InvalidTokenizer { .. } => "invalid-tokenizer",
             Error::UnsupportedTokenizer { .. } => "unsupported-tokenizer",
@@ -1054,6 +1118,7 @@ impl Error {
     pub fn exit_status(&self) -> i32 {
         match self {
             Error::UnknownModel { .. }
+            | Error::ModelWithoutPublicTokenizer { .. }
             | Error::PayloadOutIsStdout
             | Error::EmptyQuery
             | Error::InvalidRequest { .. }
@@ -1180,6 +1245,7 @@ impl Error {
                 format!("{} {}", schema_subject(place, names), problem.describe())
             }
             Error::UnknownModel { nearest } => unknown_model_message(nearest, names),
+            Error::ModelWithoutPublicTokenizer { provider } => provider.message(names),
             Error::Problems { problems, more } => problems_message(problems, *more, names),
             Error::EmptyEnvelopeDoesNotFit {
                 needed,
@@ -1276,6 +1342,7 @@ mod tests {
                 Setting::ExcerptSizes => "<excerpt sizes>",
                 Setting::ExcerptQuery => "<excerpt query>",
                 Setting::Windows => "<windows>",
+                Setting::SafetyTokens => "<safety>",
                 Setting::OutlineShare => "<outline share>",
                 Setting::OutlineOn => "<outline on>",
             }
@@ -1309,6 +1376,9 @@ mod tests {
             },
             Error::UnknownModel {
                 nearest: vec!["gpt-4o"],
+            },
+            Error::ModelWithoutPublicTokenizer {
+                provider: Provider::Anthropic,
             },
             Error::EmptyEnvelopeDoesNotFit {
                 needed: 9,

@@ -76,7 +76,7 @@ pub mod tokens;
 
 pub use budget::{Budget, PartialBudget};
 pub use envelope::Envelope;
-pub use error::Error;
+pub use error::{Error, Provider};
 pub use fixture::{Document, Fixture, Format, Limits, Source};
 pub use pack::{Decision, DoesNotFit, Failure, Options, Plan, Policy, Reason, Window, Windows};
 pub use request::RequestNames;
@@ -155,8 +155,14 @@ impl Settings {
 
 /// The encoding a model uses, by its name in any letter case (`GPT-4o`
 /// counts with `o200k_base`); `unknown-model` names the nearest known models.
+/// Claude and Gemini models (`claude-*`, `gemini-*`) have no public
+/// tokenizer: they are `unknown-model` with what to do instead, and never
+/// mapped to another encoding.
 pub fn model_encoding(model: &str) -> Result<Encoding, Error> {
     let lower = model.trim().to_lowercase();
+    if let Some(provider) = Provider::of_model(&lower) {
+        return Err(Error::ModelWithoutPublicTokenizer { provider });
+    }
     if let Some(encoding) = Encoding::for_model(&lower) {
         return Ok(encoding);
     }

@@ -344,6 +344,9 @@ pub fn plan(
     // tiktoken-family pre-tokenizer (see crate::envelope); with another one
     // (a tokenizer file with several split stages, say) every candidate
     // payload is counted whole instead (see whole.rs).
+    // So is one where an added token of the tokenizer file could run
+    // across the edge of an entry or of a fixed text (`plan_counting` finds
+    // out once the entries are written, and counts whole then).
     let whole = counter.splitting() != Splitting::Tiktoken;
     plan_counting(documents, counter, available, options, whole)
 }
@@ -386,6 +389,9 @@ fn plan_counting(
         omitted.extend(omitted_entry);
     }
     let layout = Envelopes::new(maker, entries, notes.then_some(omitted));
+    if !whole && !layout.added_tokens_stay_inside() {
+        return plan_counting(documents, counter, available, options, true);
+    }
     let mut selector = Selector::new(&layout, available, content_tokens, whole)?;
     selector.excerpts = options.excerpt.as_ref().map(|excerpt| Excerpts {
         options: excerpt,
@@ -405,6 +411,11 @@ fn plan_counting(
         .policy
         .select()
         .select(&mut selector, &required, &rest);
+    if selector.derived_crossed {
+        // An excerpt's or outline's entry had an edge an added token could
+        // cross.
+        return plan_counting(documents, counter, available, options, true);
+    }
     selector.finish(optimal)
 }
 
@@ -446,6 +457,10 @@ pub(crate) struct Selector<'a> {
     /// When counting whole: the exact count of the payload as it stands.
     counted: usize,
     excerpts: Option<Excerpts<'a>>,
+    /// Counting per entry, an excerpt's or outline's entry was made that an
+    /// added token of the tokenizer file could cross the edge of: the run
+    /// is redone counting whole (see [`Envelopes::added_tokens_stay_inside`]).
+    derived_crossed: bool,
     outlines: Option<outlines::Outlining<'a>>,
     /// The entries that stand for documents sent as excerpts or outlines.
     derived: HashMap<usize, Entry>,
@@ -498,6 +513,7 @@ impl<'a> Selector<'a> {
             whole,
             counted: empty,
             excerpts: None,
+            derived_crossed: false,
             outlines: None,
             derived: HashMap::new(),
             available,
@@ -631,6 +647,9 @@ impl<'a> Selector<'a> {
                 of_chars: focus.chars(),
             });
             let entry = maker.document(document, &excerpt.text, Some(&label));
+            if self.crosses(&entry) {
+                return false;
+            }
             let after = self.total_with(index, Some(&entry), at_end);
             if after as u64 <= self.available {
                 self.tally.push_counts(index, entry.counts(), at_end);
@@ -641,6 +660,17 @@ impl<'a> Selector<'a> {
                 self.derived.insert(index, entry);
                 return true;
             }
+        }
+        false
+    }
+
+    /// Whether `entry` (an excerpt's or an outline's, made during the
+    /// selection) has an edge an added token could cross while counting per
+    /// entry: then it is not tried, and the run is redone counting whole.
+    fn crosses(&mut self, entry: &Entry) -> bool {
+        if !self.whole && self.layout.counter().added_token_may_cross(entry.text()) {
+            self.derived_crossed = true;
+            return true;
         }
         false
     }

@@ -301,6 +301,56 @@ mod tests {
         assert_eq!(unknown.build().unwrap_err().code(), "unknown-model");
     }
 
+    /// Claude and Gemini (SPEC §2.2.1): `unknown-model` saying that no
+    /// exact offline count exists and where the exact count is, the margin
+    /// named as each front end spells it; never another model's encoding.
+    #[test]
+    fn models_without_a_public_tokenizer_are_refused_with_guidance() {
+        for (model, provider, endpoint) in [
+            (
+                "claude-sonnet-4",
+                crate::Provider::Anthropic,
+                "count_tokens",
+            ),
+            (
+                "CLAUDE-OPUS-4-1",
+                crate::Provider::Anthropic,
+                "count_tokens",
+            ),
+            (
+                "anthropic/claude-3.7-sonnet",
+                crate::Provider::Anthropic,
+                "count_tokens",
+            ),
+            ("gemini-2.5-flash", crate::Provider::Google, "countTokens"),
+            (
+                "models/gemini-1.5-pro",
+                crate::Provider::Google,
+                "countTokens",
+            ),
+        ] {
+            let names = RequestNames {
+                model: Some(model.into()),
+                ..RequestNames::default()
+            };
+            let error = names.build().unwrap_err();
+            assert_eq!(error, Error::ModelWithoutPublicTokenizer { provider });
+            assert_eq!(error.code(), "unknown-model");
+            let message = error.to_string();
+            assert!(message.starts_with("no exact offline token count exists"));
+            assert!(message.contains(endpoint), "{message}");
+            assert!(message.contains("--safety-tokens"), "{message}");
+            assert!(
+                error
+                    .message(&Keywords)
+                    .contains("keep a margin with --safety-tokens")
+            );
+            assert_eq!(crate::model_encoding(model), Err(error));
+        }
+        // Gemma, an open model, is not refused as a closed one.
+        assert_eq!(crate::Provider::of_model("gemma-3-27b"), None);
+    }
+
     #[test]
     fn the_whole_budget_is_the_context_with_every_reservation_zero() {
         let request = RequestNames {

@@ -13,7 +13,9 @@
 //! regex overflows its stack on long whitespace runs.
 //!
 //! Special-token-looking text (`<|endoftext|>`) is ordinary text here: no
-//! special tokens are ever produced.
+//! special tokens are ever produced. (A tokenizer file's added tokens that
+//! are not special, such as Qwen3's `<think>`, are matched as tokens, as
+//! SPEC §2.2 says; see [`mod@file`].)
 //!
 //! [`Counter::count_before_piece_at`] exposes the pre-tokenizer's pieces so
 //! that [`crate::envelope`] can count an envelope document by document;
@@ -200,6 +202,11 @@ pub(crate) trait Engine: Send + Sync {
     fn walk(&self, _text: &str, _from: usize, _visit: Visitor<'_, '_>) -> bool {
         false
     }
+
+    /// See [`Counter::added_token_may_cross`].
+    fn may_cross(&self, _text: &str) -> bool {
+        false
+    }
 }
 
 /// Exact ordinary-text counting with one encoding or tokenizer file.
@@ -301,6 +308,16 @@ impl Counter {
     /// ```
     pub fn count(&self, text: &str) -> usize {
         self.engine.count(text)
+    }
+
+    /// Whether an added token of the tokenizer file (one matched as a
+    /// token, or a special one whose text the search consumes) could run
+    /// across an edge of `text` when `text` is put between other texts, or
+    /// take what is beside it (see the `hf` module): then texts holding
+    /// `text` cannot be counted as sums of their parts. Always false for
+    /// the built-in encodings and tekken.
+    pub fn added_token_may_cross(&self, text: &str) -> bool {
+        self.engine.may_cross(text)
     }
 
     /// Splits `text` with the pre-tokenizer and counts the pieces that end

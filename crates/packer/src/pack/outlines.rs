@@ -179,6 +179,9 @@ impl Selector<'_> {
             .collect();
         for (index, levels) in outlined.into_iter().zip(fuller) {
             for (entry, outline) in levels {
+                if self.crosses(&entry) {
+                    continue;
+                }
                 let before = self.total();
                 let after = self.total_replacing(index, Some(&entry));
                 if after as u64 <= self.available {
@@ -320,6 +323,9 @@ impl Selector<'_> {
         position: usize,
         outline: &Outline,
     ) -> bool {
+        if self.crosses(&entry) {
+            return false;
+        }
         let before = self.total();
         let after = self.total_with_at_position(index, Some(&entry), position);
         if after as u64 > self.available {

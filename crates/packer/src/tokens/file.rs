@@ -13,10 +13,12 @@
 //! A new family is one module and one line in `FAMILIES` (and, if it reads
 //! top-level keys no family reads yet, their fields in `TopLevel`).
 //!
-//! Counting is ordinary text: no BOS/EOS, no added or special tokens (the
-//! file's `added_tokens` are not consulted, so text that looks like one is
-//! split and merged like any other text). The post-processor and decoder
-//! only matter for special tokens and decoding, and are not consulted.
+//! Counting is ordinary text (SPEC §2.2): no BOS/EOS, and text that looks
+//! like a *special* token is split and merged like any other text; the
+//! file's added tokens that are not marked special (Qwen3's `<think>`) are
+//! matched as the tokens they are, as Hugging Face `tokenizers` matches them
+//! with `encode_special_tokens=True`. The post-processor and decoder only
+//! matter for special tokens and decoding, and are not consulted.
 //!
 //! A component that no family can count exactly is `unsupported-tokenizer`,
 //! naming the component. A file that is not valid JSON or not a consistent
@@ -187,6 +189,9 @@ pub(super) struct TopLevel<'a> {
     pub(super) normalizer: Option<Value>,
     /// `tokenizer.json`'s pre-tokenizer.
     pub(super) pre_tokenizer: Option<Value>,
+    /// `tokenizer.json`'s added tokens.
+    #[serde(borrow)]
+    pub(super) added_tokens: Option<&'a RawValue>,
     /// `tekken.json`'s config.
     pub(super) config: Option<tekken::Config>,
     /// `tekken.json`'s ranks.
@@ -226,9 +231,12 @@ mod tests {
         );
         assert!(message.contains("the NFKC normalizer"), "{message}");
         let (_, message) = refusal(
-            r#"{"normalizer":null,"pre_tokenizer":{"type":"Metaspace"},"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
+            r#"{"normalizer":null,"pre_tokenizer":{"type":"UnicodeScripts"},"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
         );
-        assert!(message.contains("the Metaspace pre-tokenizer"), "{message}");
+        assert!(
+            message.contains("the UnicodeScripts pre-tokenizer"),
+            "{message}"
+        );
         let (_, message) = refusal(
             r#"{"pre_tokenizer":{"type":"Split","pattern":{"Regex":"SECRETX\\w+"},"behavior":"Isolated","invert":false},"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
         );

@@ -1,24 +1,52 @@
-//! Hugging Face `tokenizer.json` with a byte-level BPE model.
+//! Hugging Face `tokenizer.json` with a BPE model, over bytes or over
+//! characters.
 //!
 //! # What is accepted
 //!
-//! A `BPE` model over bytes: a `ByteLevel` pre-tokenizer last (with or
-//! without its own regex and prefix space), before it any number of `Split`
-//! (regex or literal, every behaviour, `invert`) and `Digits`
-//! pre-tokenizers, nested `Sequence`s flattened; no normalizer or `NFC`
-//! (alone or in a `Sequence`); `ignore_merges` as the file says. The BPE
-//! loop is the reference's own (see the `merge` module), so no assumption
-//! about the order of the vocabulary is needed.
+//! - A `BPE` model over bytes: a `ByteLevel` pre-tokenizer last (with or
+//!   without its own regex and prefix space), before it any number of
+//!   `Split` (regex or literal, every behaviour, `invert`) and `Digits`
+//!   pre-tokenizers, nested `Sequence`s flattened (Llama 3, Qwen, DeepSeek,
+//!   OLMo, GPT-4o converted).
+//! - A `BPE` model over characters, as SentencePiece conversions write it
+//!   (Llama 2, Mistral 7B, Gemma; SPEC §2.2.1): no `ByteLevel`; `Split`,
+//!   `Digits` and `Metaspace` pre-tokenizers (every `prepend_scheme`, `split`
+//!   true or false) or none (then a text is one word); each character is its
+//!   token, or its bytes' `<0xNN>` tokens with `byte_fallback`, or the
+//!   `unk_token` (consecutive ones fused with `fuse_unk`), then merged as
+//!   listed (the `model` module).
+//! - Normalizers: none, `NFC`, `Prepend`, `Replace` with a literal pattern,
+//!   `Strip`, and `Sequence`s of them (NFC only alone or with NFC).
+//! - `ignore_merges` as the file says. The BPE loop is the reference's own
+//!   (see the `merge` module), so no assumption about the order of the
+//!   vocabulary is needed.
+//!
+//! NFC is the reference's own: the tables of `unicode-normalization-
+//! alignments` (Unicode 9.0.0), which `tokenizers` normalizes with, not the
+//! newest Unicode's (see docs/unicode-tables.md).
+//!
+//! The file's `added_tokens` are matched as the reference matches them with
+//! `encode_special_tokens` (SPEC §2.2): a token marked special is ordinary
+//! text, any other is one token, with its flags (the `added` module). Each
+//! stretch between them is normalized on its own (so `Prepend` writes its
+//! `▁` after each such token, as the reference does).
+//!
+//! Packing counts entry by entry only for byte-level files with one
+//! tiktoken-family split and no normalizer but NFC ([`Splitting::Tiktoken`]);
+//! every other file packs by counting each candidate payload whole.
 //!
 //! # What is refused, and why
 //!
 //! Everything else is `unsupported-tokenizer`, naming the component:
-//! WordPiece, WordLevel and Unigram models (SentencePiece), BPE with
-//! `byte_fallback` or without a `ByteLevel` pre-tokenizer (merges over
-//! characters, `▁` word markers), subword prefixes and suffixes, dropout,
-//! normalizers other than NFC, other pre-tokenizers, and split patterns that
-//! packer's regex engine cannot run exactly (see the `pretokenize` module).
+//! WordPiece, WordLevel and Unigram models, byte-level BPE with
+//! `byte_fallback`, subword prefixes and suffixes, dropout, other
+//! normalizers (`NFKC`, `Lowercase`, `Replace` with a regex, NFC in a
+//! `Sequence` with others), other pre-tokenizers, `Metaspace` with
+//! `ByteLevel` or with the `first` scheme after another pre-tokenizer, and
+//! split patterns that packer's regex engine cannot run exactly (see the
+//! `pretokenize` module).
 
+mod added;
 mod model;
 mod pipeline;
 
@@ -32,18 +60,25 @@ use serde_json::value::RawValue;
 use super::file::{TopLevel, json_error, unsupported};
 use super::known::Visitor;
 use super::pretokenize::{
-    Behavior, SplitRegex, Stage, count_before_piece_at, for_each_piece, split_ranges, splitting_of,
+    Behavior, PrependScheme, SplitRegex, Stage, count_before_piece_at, for_each_piece,
+    split_ranges, splitting_of,
 };
 use super::{Engine, Splitting};
 use crate::error::Error;
 use crate::tokens::bpe::{Pieces, with_state};
-use model::Bpe;
-use pipeline::{parse_normalizer, parse_pre_tokenizer};
+use added::{Added, AddedToken, Split};
+use model::Model;
+use pipeline::{Norm, parse_normalizer, parse_pre_tokenizer};
 
 /// The family of files with a `model` (see [`Family`](super::file::Family)).
 pub(super) fn read(top: &TopLevel) -> Option<Result<Box<dyn Engine>, Error>> {
     let model = top.model?;
-    let engine = hugging_face(model, top.normalizer.as_ref(), top.pre_tokenizer.as_ref());
+    let engine = hugging_face(
+        model,
+        top.normalizer.as_ref(),
+        top.pre_tokenizer.as_ref(),
+        top.added_tokens,
+    );
     Some(engine.map(|engine| Box::new(engine) as Box<dyn Engine>))
 }
 
@@ -69,10 +104,24 @@ struct ModelType<'a> {
 
 /// A loaded `tokenizer.json`: normalization, pre-tokenizer stages and BPE.
 struct HuggingFace {
-    nfc: bool,
+    /// The normalizer's steps, in order.
+    normalizer: Vec<Norm>,
     stages: Vec<Stage>,
-    bpe: Bpe,
+    bpe: Model,
     splitting: Splitting,
+    /// The file's added tokens, if it has any.
+    added: Option<Added>,
+}
+
+/// The reference's NFC (`unicode-normalization-alignments`' tables), with
+/// its quick check (same tables) to leave normalized text as it is.
+fn nfc(text: &str) -> Cow<'_, str> {
+    use unicode_normalization_alignments::{IsNormalized, UnicodeNormalization, is_nfc_quick};
+    if is_nfc_quick(text.chars()) == IsNormalized::Yes {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.nfc().map(|(c, _)| c).collect())
+    }
 }
 
 impl HuggingFace {
@@ -83,8 +132,11 @@ impl HuggingFace {
             self.stages
                 .iter()
                 .filter_map(|stage| match stage {
-                    Stage::Split { regex, .. } => Some(regex.create_cache()),
-                    Stage::PrefixSpace => None,
+                    Stage::Split { regex, .. }
+                    | Stage::Metaspace {
+                        split: Some(regex), ..
+                    } => Some(regex.create_cache()),
+                    Stage::PrefixSpace | Stage::Metaspace { split: None, .. } => None,
                 })
                 .collect()
         };
@@ -92,12 +144,81 @@ impl HuggingFace {
     }
 
     fn normalize<'t>(&self, text: &'t str) -> Cow<'t, str> {
-        use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
-        if self.nfc && is_nfc_quick(text.chars()) != IsNormalized::Yes {
-            Cow::Owned(text.nfc().collect())
-        } else {
-            Cow::Borrowed(text)
+        self.normalize_at(text, false).0
+    }
+
+    /// The normalizer's steps applied to `text`, and whether the result
+    /// still starts where the original text did, given that `text` does
+    /// (`at_origin`): for `Metaspace`'s `first` scheme, which looks at the
+    /// original offset of the normalized text's first character. Only a
+    /// step that removes the first characters moves it (a left `Strip`, a
+    /// `Replace` with nothing).
+    fn normalize_at<'t>(&self, text: &'t str, at_origin: bool) -> (Cow<'t, str>, bool) {
+        let mut out = Cow::Borrowed(text);
+        let mut origin = at_origin;
+        for step in &self.normalizer {
+            match step {
+                Norm::Nfc => {
+                    if let Cow::Owned(composed) = nfc(&out) {
+                        out = Cow::Owned(composed);
+                    }
+                }
+                Norm::Prepend(prefix) => {
+                    if !out.is_empty() {
+                        out = Cow::Owned(format!("{prefix}{out}"));
+                    }
+                }
+                Norm::Replace { pattern, content } => {
+                    if !pattern.is_empty() && out.contains(pattern.as_str()) {
+                        origin &= !(content.is_empty() && out.starts_with(pattern.as_str()));
+                        out = Cow::Owned(out.replace(pattern.as_str(), content));
+                    }
+                }
+                Norm::Strip { left, right } => {
+                    let mut kept: &str = &out;
+                    if *left {
+                        let trimmed = kept.trim_start();
+                        origin &= trimmed.len() == kept.len();
+                        kept = trimmed;
+                    }
+                    if *right {
+                        kept = kept.trim_end();
+                    }
+                    if kept.len() != out.len() {
+                        out = Cow::Owned(kept.to_owned());
+                    }
+                }
+            }
         }
+        (out, origin)
+    }
+
+    /// Whether the added tokens change anything in `text`: the text of a
+    /// token that is not special occurs in it, or one searched in
+    /// normalized text could occur once `text` is normalized.
+    fn added_tokens_act(&self, text: &str) -> bool {
+        let Some(added) = &self.added else {
+            return false;
+        };
+        added.occurs(text) || (added.normalized_plain() && self.normalize(text) != text)
+    }
+
+    /// The count of a normalized stretch with no added token in it;
+    /// `origin`: whether it starts where the original text starts.
+    fn count_plain(
+        &self,
+        caches: &mut [Cache],
+        pieces: &mut Pieces,
+        text: &str,
+        origin: bool,
+    ) -> usize {
+        let mut count = 0;
+        self.run_stages(0, caches, text, origin, &mut |piece: &str| {
+            if !piece.is_empty() {
+                count += pieces.tokens(piece, |piece| self.bpe.count(piece));
+            }
+        });
+        count
     }
 
     /// Applies stages `stage..` to `piece` and hands every final piece on.
@@ -106,8 +227,13 @@ impl HuggingFace {
         stage: usize,
         caches: &mut [Cache],
         piece: &str,
+        origin: bool,
         each: &mut dyn FnMut(&str),
     ) {
+        // The reference drops empty pieces (and puts nothing before one).
+        if piece.is_empty() {
+            return;
+        }
         let Some(current) = self.stages.get(stage) else {
             each(piece);
             return;
@@ -115,10 +241,10 @@ impl HuggingFace {
         match current {
             Stage::PrefixSpace => {
                 if piece.starts_with(' ') {
-                    self.run_stages(stage + 1, caches, piece, each);
+                    self.run_stages(stage + 1, caches, piece, origin, each);
                 } else {
                     let spaced = format!(" {piece}");
-                    self.run_stages(stage + 1, caches, &spaced, each);
+                    self.run_stages(stage + 1, caches, &spaced, origin, each);
                 }
             }
             Stage::Split {
@@ -130,7 +256,45 @@ impl HuggingFace {
                 let mut ranges = Vec::new();
                 split_ranges(regex, *behavior, *invert, cache, piece, &mut ranges);
                 for (start, end) in ranges {
-                    self.run_stages(stage + 1, rest, &piece[start..end], each);
+                    let origin = origin && start == 0;
+                    self.run_stages(stage + 1, rest, &piece[start..end], origin, each);
+                }
+            }
+            Stage::Metaspace {
+                replacement,
+                prepend,
+                split,
+            } => {
+                let mut buffer = [0u8; 4];
+                let replacement: &str = replacement.encode_utf8(&mut buffer);
+                let mut text = piece.replace(' ', replacement);
+                let prepend = match prepend {
+                    PrependScheme::Always => true,
+                    PrependScheme::First => origin,
+                    PrependScheme::Never => false,
+                };
+                if prepend && !text.starts_with(replacement) {
+                    text.insert_str(0, replacement);
+                }
+                match split {
+                    Some(regex) => {
+                        let (cache, rest) =
+                            caches.split_first_mut().expect("one cache per split stage");
+                        let mut ranges = Vec::new();
+                        split_ranges(
+                            regex,
+                            Behavior::MergedWithNext,
+                            false,
+                            cache,
+                            &text,
+                            &mut ranges,
+                        );
+                        for (start, end) in ranges {
+                            let origin = origin && start == 0;
+                            self.run_stages(stage + 1, rest, &text[start..end], origin, each);
+                        }
+                    }
+                    None => self.run_stages(stage + 1, caches, &text, origin, each),
                 }
             }
         }
@@ -139,14 +303,32 @@ impl HuggingFace {
 
 impl Engine for HuggingFace {
     fn count(&self, text: &str) -> usize {
-        let text = self.normalize(text);
+        let Some(added) = self.added.as_ref().filter(|_| self.added_tokens_act(text)) else {
+            let (text, origin) = self.normalize_at(text, true);
+            return self
+                .with_state(|caches, pieces| self.count_plain(caches, pieces, &text, origin));
+        };
+        // The reference's `extract_and_normalize` (see the `added` module).
         self.with_state(|caches, pieces| {
             let mut count = 0;
-            self.run_stages(0, caches, &text, &mut |piece: &str| {
-                if !piece.is_empty() {
-                    count += pieces.tokens(piece, |piece| self.bpe.count(piece));
+            for (kind, start, end) in added.split_raw(text) {
+                if kind == Split::Token {
+                    count += 1;
+                    continue;
                 }
-            });
+                let (stretch, origin) = self.normalize_at(&text[start..end], start == 0);
+                for (kind, start, end) in added.split_normalized(&stretch) {
+                    count += match kind {
+                        Split::Token => 1,
+                        Split::Text => self.count_plain(
+                            caches,
+                            pieces,
+                            &stretch[start..end],
+                            origin && start == 0,
+                        ),
+                    };
+                }
+            }
             count
         })
     }
@@ -164,6 +346,14 @@ impl Engine for HuggingFace {
 
     fn splitting(&self) -> Splitting {
         self.splitting
+    }
+
+    fn may_cross(&self, text: &str) -> bool {
+        let Some(added) = &self.added else {
+            return false;
+        };
+        let normalized = self.normalize(text);
+        added.may_cross(text, Some(&*normalized).filter(|n| *n != text))
     }
 
     fn walk(&self, text: &str, from: usize, mut visit: Visitor<'_, '_>) -> bool {
@@ -184,16 +374,22 @@ impl Engine for HuggingFace {
 impl HuggingFace {
     /// The one tiktoken-family split that counts `text` piece by piece, as
     /// [`Engine::count`] would: `None` unless the pipeline is
-    /// [`Splitting::Tiktoken`] and its normalizer leaves `text` as it is.
+    /// [`Splitting::Tiktoken`], its normalizer leaves `text` as it is, and
+    /// no added token that is not special occurs in it (then its added
+    /// tokens change nothing, see the `added` module).
     fn one_split(&self, text: &str) -> Option<&SplitRegex> {
         if self.splitting != Splitting::Tiktoken {
             return None;
         }
-        if self.nfc {
-            use unicode_normalization::{IsNormalized, is_nfc_quick};
+        // (Tiktoken splitting is only given with NFC steps or none.)
+        if !self.normalizer.is_empty() {
+            use unicode_normalization_alignments::{IsNormalized, is_nfc_quick};
             if is_nfc_quick(text.chars()) != IsNormalized::Yes {
                 return None;
             }
+        }
+        if self.added.as_ref().is_some_and(|added| added.occurs(text)) {
+            return None;
         }
         match self.stages.as_slice() {
             [Stage::Split { regex, .. }] => Some(regex),
@@ -206,24 +402,52 @@ fn hugging_face(
     model: &RawValue,
     normalizer: Option<&Value>,
     pre_tokenizer: Option<&Value>,
+    added_tokens: Option<&RawValue>,
 ) -> Result<HuggingFace, Error> {
     let kind: ModelType = serde_json::from_str(model.get()).map_err(|e| json_error(&e))?;
     match kind.kind.as_deref() {
         Some("BPE") | None => {}
         other => return Err(unsupported(component(&KNOWN_MODELS, other, "model"))),
     }
-    let nfc = parse_normalizer(normalizer)?;
+    let normalizer = parse_normalizer(normalizer)?;
     let (stages, byte_level) = parse_pre_tokenizer(pre_tokenizer)?;
-    if !byte_level {
+    let metaspace_at = stages
+        .iter()
+        .position(|stage| matches!(stage, Stage::Metaspace { .. }));
+    if byte_level && metaspace_at.is_some() {
         return Err(unsupported(
-            "a BPE model without a ByteLevel pre-tokenizer (merges over characters rather than bytes)",
+            "a Metaspace pre-tokenizer together with ByteLevel",
         ));
     }
-    let bpe = Bpe::parse(model)?;
+    if let Some(at) = metaspace_at
+        && at > 0
+        && matches!(
+            stages[at],
+            Stage::Metaspace {
+                prepend: PrependScheme::First,
+                ..
+            }
+        )
+    {
+        // Which piece is "first" then depends on the reference's offsets of
+        // the pieces before it.
+        return Err(unsupported(
+            "a Metaspace pre-tokenizer with prepend_scheme first after another pre-tokenizer",
+        ));
+    }
+    if normalizer.contains(&Norm::Nfc) && !normalizer.iter().all(|step| *step == Norm::Nfc) {
+        // NFC composes across what another step writes (a mark after a
+        // replaced space); supported alone only.
+        return Err(unsupported(
+            "an NFC normalizer in a Sequence with other normalizers",
+        ));
+    }
+    let bpe = Model::parse(model, byte_level)?;
     // A tiktoken-family pattern matches every character, so keeping its
     // matches and removing the rest (`Removed` with `invert`, as converted
     // OpenAI files say it) is the same split as `Isolated`.
     let splitting = match stages.as_slice() {
+        _ if !byte_level || !normalizer.iter().all(|step| *step == Norm::Nfc) => Splitting::Whole,
         [
             Stage::Split {
                 regex,
@@ -238,10 +462,65 @@ fn hugging_face(
         ] => splitting_of(regex, false),
         _ => Splitting::Whole,
     };
-    Ok(HuggingFace {
-        nfc,
+    let mut engine = HuggingFace {
+        normalizer,
         stages,
         bpe,
         splitting,
-    })
+        added: None,
+    };
+    if let Some(raw) = added_tokens {
+        let tokens: Option<Vec<AddedToken>> =
+            serde_json::from_str(raw.get()).map_err(|e| json_error(&e))?;
+        // A normalized token is searched for as the whole normalizer writes
+        // it (the reference normalizes its text when it is added).
+        let normalize = |text: &str| engine.normalize(text).into_owned();
+        engine.added = Added::new(tokens.as_deref().unwrap_or_default(), &normalize)?;
+    }
+    Ok(engine)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The quick check that lets text through unnormalized follows the same
+    /// tables as the normalization: wherever it says yes, NFC changes
+    /// nothing, for every character alone, after a letter, around marks of
+    /// low and high combining class, and doubled.
+    #[test]
+    fn the_quick_check_agrees_with_the_references_nfc() {
+        use unicode_normalization_alignments::{IsNormalized, UnicodeNormalization, is_nfc_quick};
+        let mut text = String::new();
+        let mut yes = 0;
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            for shape in 0..5 {
+                text.clear();
+                match shape {
+                    0 => text.push(c),
+                    1 => text.extend(['a', c, '\u{334}']),
+                    2 => text.extend(['a', '\u{345}', c]),
+                    3 => text.extend([c, c]),
+                    _ => text.extend([c, '\u{301}']),
+                }
+                if is_nfc_quick(text.chars()) == IsNormalized::Yes {
+                    yes += 1;
+                    let normalized: String = text.nfc().map(|(c, _)| c).collect();
+                    assert_eq!(normalized, text, "U+{:04X} shape {shape}", c as u32);
+                }
+            }
+        }
+        assert!(yes > 3_000_000, "{yes}");
+    }
+
+    /// Unicode 9.0's tables: U+11935 U+11930 (Dives Akuru, Unicode 13) and
+    /// the Unicode 16 pairs stay apart; older pairs compose.
+    #[test]
+    fn nfc_is_unicode_9s() {
+        assert_eq!(unicode_normalization_alignments::UNICODE_VERSION, (9, 0, 0));
+        assert_eq!(nfc("\u{11935}\u{11930}"), "\u{11935}\u{11930}");
+        assert_eq!(nfc("\u{16D63}\u{16D67}"), "\u{16D63}\u{16D67}");
+        assert_eq!(nfc("e\u{301}"), "\u{e9}");
+        assert!(matches!(nfc("plain"), Cow::Borrowed(_)));
+    }
 }

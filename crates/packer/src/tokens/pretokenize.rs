@@ -266,6 +266,26 @@ pub(crate) enum Stage {
     /// `ByteLevel` with `add_prefix_space`: a space before every piece that
     /// does not start with one.
     PrefixSpace,
+    /// `Metaspace`: every space replaced by `replacement`, the replacement
+    /// put before the piece as `prepend` says, then (with `split`) a split
+    /// before every replacement (`MergedWithNext`).
+    Metaspace {
+        replacement: char,
+        prepend: PrependScheme,
+        split: Option<SplitRegex>,
+    },
+}
+
+/// When `Metaspace` puts its replacement before a piece that does not
+/// start with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PrependScheme {
+    /// Always.
+    Always,
+    /// Only before the piece that starts the text.
+    First,
+    /// Never.
+    Never,
 }
 
 /// The segments of `text` as `find_matches` gives them: `(start, end,

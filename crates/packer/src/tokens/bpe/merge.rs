@@ -51,14 +51,32 @@ pub(crate) fn count<M: Merges>(merges: &M, piece: &[u8]) -> usize {
     if n <= 1 {
         return n;
     }
-    let mut nodes: Vec<Node<M::Symbol>> = (0..n)
-        .map(|i| Node {
-            symbol: merges.byte(piece, i),
+    count_symbols(merges, piece, (0..n).map(|i| merges.byte(piece, i)))
+}
+
+/// The number of tokens `merges` makes of a word whose first symbols are
+/// `symbols` (BPE over characters: one symbol per character, or its bytes'
+/// fallback tokens); `piece` is handed to [`Merges::merge`].
+pub(crate) fn count_symbols<M: Merges>(
+    merges: &M,
+    piece: &[u8],
+    symbols: impl IntoIterator<Item = M::Symbol>,
+) -> usize {
+    let mut nodes: Vec<Node<M::Symbol>> = symbols
+        .into_iter()
+        .enumerate()
+        .map(|(i, symbol)| Node {
+            symbol,
             prev: if i == 0 { NONE } else { i - 1 },
-            next: if i + 1 == n { NONE } else { i + 1 },
+            next: i + 1,
             alive: true,
         })
         .collect();
+    let n = nodes.len();
+    if n <= 1 {
+        return n;
+    }
+    nodes[n - 1].next = NONE;
     // (priority, position of the left symbol); the merged symbol is
     // looked up again when popped, so stale entries are recognised.
     let mut heap: BinaryHeap<Reverse<(u32, usize)>> = BinaryHeap::with_capacity(n);

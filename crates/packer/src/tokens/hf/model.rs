@@ -41,13 +41,206 @@ impl Merges for ListedMerges<'_> {
     }
 }
 
-impl Bpe {
-    /// Reads the model (whose type is BPE) or says why it cannot be
-    /// counted with.
-    pub(super) fn parse(raw: &RawValue) -> Result<Bpe, Error> {
+/// Either kind of BPE model a `tokenizer.json` can hold.
+pub(super) enum Model {
+    /// Over the bytes of `ByteLevel` pieces.
+    Bytes(Bpe),
+    /// Over characters, SentencePiece style.
+    Chars(CharBpe),
+}
+
+impl Model {
+    /// Reads the model (whose type is BPE): over bytes when a `ByteLevel`
+    /// pre-tokenizer makes its pieces, over characters otherwise.
+    pub(super) fn parse(raw: &RawValue, byte_level: bool) -> Result<Model, Error> {
         let model: BpeModel = serde_json::from_str(raw.get()).map_err(|e| json_error(&e))?;
+        if byte_level {
+            Bpe::from_model(model).map(Model::Bytes)
+        } else {
+            CharBpe::from_model(model).map(Model::Chars)
+        }
+    }
+
+    /// The tokens of one piece.
+    pub(super) fn count(&self, piece: &[u8]) -> usize {
+        match self {
+            Model::Bytes(bpe) => bpe.count(piece),
+            Model::Chars(bpe) => {
+                bpe.count(std::str::from_utf8(piece).expect("pieces are cut from a str"))
+            }
+        }
+    }
+}
+
+/// Refuses what no BPE model here counts exactly.
+fn check_common(model: &BpeModel) -> Result<(), Error> {
+    if model.dropout.is_some_and(|d| d != 0.0) {
+        return Err(unsupported(
+            "a BPE model with dropout (its counts are random)",
+        ));
+    }
+    if model
+        .continuing_subword_prefix
+        .as_deref()
+        .is_some_and(|p| !p.is_empty())
+        || model
+            .end_of_word_suffix
+            .as_deref()
+            .is_some_and(|s| !s.is_empty())
+    {
+        return Err(unsupported("a BPE model with a subword prefix or suffix"));
+    }
+    Ok(())
+}
+
+/// Merges by pair of ids: (left id, right id) → (line in `merges`, merged
+/// id).
+type MergeMap = FxHashMap<(u32, u32), (u32, u32)>;
+
+/// The file's merges.
+fn listed_merges(model: &BpeModel) -> Result<MergeMap, Error> {
+    let mut merges: MergeMap = FxHashMap::default();
+    merges.reserve(model.merges.len());
+    let mut joined = String::new();
+    for (line, MergeLine(a, b)) in model.merges.iter().enumerate() {
+        let missing = || {
+            invalid(format!(
+                "merges[{line}] names a token that is not in the vocab"
+            ))
+        };
+        let a_id = *model.vocab.get(a.as_ref()).ok_or_else(missing)?;
+        let b_id = *model.vocab.get(b.as_ref()).ok_or_else(missing)?;
+        joined.clear();
+        joined.push_str(a);
+        joined.push_str(b);
+        let merged = *model.vocab.get(joined.as_str()).ok_or_else(|| {
+            invalid(format!(
+                "merges[{line}] makes a token that is not in the vocab"
+            ))
+        })?;
+        let rank = u32::try_from(line).map_err(|_| invalid("it has too many merges"))?;
+        // As in the reference, a pair listed twice keeps its last line.
+        merges.insert((a_id, b_id), (rank, merged));
+    }
+    Ok(merges)
+}
+
+/// A BPE model over characters (SentencePiece conversions: Llama 2,
+/// Mistral 7B, Gemma): a piece starts as one symbol per character, a
+/// character not in the vocabulary as its bytes' `<0xNN>` tokens
+/// (`byte_fallback`) or else the unknown token (consecutive ones fused into
+/// one with `fuse_unk`), then merges as listed. The reference's
+/// `BPE::merge_word`, step by step.
+pub(super) struct CharBpe {
+    vocab: FxHashMap<Box<str>, u32>,
+    merges: FxHashMap<(u32, u32), (u32, u32)>,
+    /// With `byte_fallback`: the id of each byte's `<0xNN>` token.
+    bytes: Option<Box<[Option<u32>; 256]>>,
+    unk: Option<u32>,
+    fuse_unk: bool,
+    ignore_merges: bool,
+}
+
+/// Merges of symbols that are token ids (the piece's bytes are not used).
+struct IdMerges<'a>(&'a FxHashMap<(u32, u32), (u32, u32)>);
+
+impl Merges for IdMerges<'_> {
+    type Symbol = u32;
+
+    fn byte(&self, _: &[u8], _: usize) -> u32 {
+        unreachable!("symbols over characters are given, not made from bytes")
+    }
+
+    fn merge(&self, _: &[u8], left: u32, right: u32) -> Option<(u32, u32)> {
+        self.0.get(&(left, right)).copied()
+    }
+}
+
+impl CharBpe {
+    fn from_model(model: BpeModel) -> Result<CharBpe, Error> {
+        check_common(&model)?;
+        let merges = listed_merges(&model)?;
+        let bytes = (model.byte_fallback == Some(true)).then(|| {
+            let mut ids = Box::new([None; 256]);
+            for (byte, id) in ids.iter_mut().enumerate() {
+                *id = model.vocab.get(format!("<0x{byte:02X}>").as_str()).copied();
+            }
+            ids
+        });
+        let unk = match model.unk_token.as_deref() {
+            Some(unk) => Some(
+                *model
+                    .vocab
+                    .get(unk)
+                    .ok_or_else(|| invalid("its unk_token is not in the vocab"))?,
+            ),
+            None => None,
+        };
+        let vocab = model
+            .vocab
+            .into_iter()
+            .map(|(token, id)| (Box::from(token.as_ref()), id))
+            .collect();
+        Ok(CharBpe {
+            vocab,
+            merges,
+            bytes,
+            unk,
+            fuse_unk: model.fuse_unk == Some(true),
+            ignore_merges: model.ignore_merges == Some(true),
+        })
+    }
+
+    /// The tokens of one piece.
+    pub(super) fn count(&self, piece: &str) -> usize {
+        if piece.is_empty() {
+            return 0;
+        }
+        if self.ignore_merges && self.vocab.contains_key(piece) {
+            return 1;
+        }
+        let mut symbols: Vec<u32> = Vec::with_capacity(piece.len());
+        // The unknown token waiting to be added (fused with the next
+        // unknown characters with `fuse_unk`).
+        let mut unk: Option<u32> = None;
+        for (at, c) in piece.char_indices() {
+            let text = &piece[at..at + c.len_utf8()];
+            if let Some(&id) = self.vocab.get(text) {
+                symbols.extend(unk.take());
+                symbols.push(id);
+                continue;
+            }
+            if let Some(bytes) = &self.bytes {
+                let fallback: Option<Vec<u32>> =
+                    text.bytes().map(|b| bytes[usize::from(b)]).collect();
+                if let Some(fallback) = fallback {
+                    // As the reference does, a waiting unknown token stays
+                    // waiting (it comes after these).
+                    symbols.extend(fallback);
+                    continue;
+                }
+            }
+            if let Some(unk_id) = self.unk {
+                unk = match unk {
+                    Some(waiting) if self.fuse_unk => Some(waiting),
+                    Some(waiting) => {
+                        symbols.push(waiting);
+                        Some(unk_id)
+                    }
+                    None => Some(unk_id),
+                };
+            }
+        }
+        symbols.extend(unk);
+        merge::count_symbols(&IdMerges(&self.merges), piece.as_bytes(), symbols)
+    }
+}
+
+impl Bpe {
+    /// Reads a byte-level model or says why it cannot be counted with.
+    fn from_model(model: BpeModel) -> Result<Bpe, Error> {
         if model.byte_fallback == Some(true) {
-            return Err(unsupported("a BPE model with byte_fallback"));
+            return Err(unsupported("a byte-level BPE model with byte_fallback"));
         }
         if model.dropout.is_some_and(|d| d != 0.0) {
             return Err(unsupported(
@@ -80,29 +273,7 @@ impl Bpe {
             };
             byte_ids[byte] = id;
         }
-        let mut merges: FxHashMap<(u32, u32), (u32, u32)> = FxHashMap::default();
-        merges.reserve(model.merges.len());
-        let mut joined = String::new();
-        for (line, MergeLine(a, b)) in model.merges.iter().enumerate() {
-            let missing = || {
-                invalid(format!(
-                    "merges[{line}] names a token that is not in the vocab"
-                ))
-            };
-            let a_id = *model.vocab.get(a.as_ref()).ok_or_else(missing)?;
-            let b_id = *model.vocab.get(b.as_ref()).ok_or_else(missing)?;
-            joined.clear();
-            joined.push_str(a);
-            joined.push_str(b);
-            let merged = *model.vocab.get(joined.as_str()).ok_or_else(|| {
-                invalid(format!(
-                    "merges[{line}] makes a token that is not in the vocab"
-                ))
-            })?;
-            let rank = u32::try_from(line).map_err(|_| invalid("it has too many merges"))?;
-            // As in the reference, a pair listed twice keeps its last line.
-            merges.insert((a_id, b_id), (rank, merged));
-        }
+        let merges = listed_merges(&model)?;
         let whole = if model.ignore_merges == Some(true) {
             let mut whole: FxHashMap<Box<[u8]>, u32> = FxHashMap::default();
             whole.reserve(model.vocab.len());
@@ -159,6 +330,10 @@ struct BpeModel<'a> {
     end_of_word_suffix: Option<Cow<'a, str>>,
     #[serde(default)]
     ignore_merges: Option<bool>,
+    #[serde(default, borrow)]
+    unk_token: Option<Cow<'a, str>>,
+    #[serde(default)]
+    fuse_unk: Option<bool>,
 }
 
 /// A `vocab` object as a map, sized once: its entries are read into a list

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::component;
 use crate::error::Error;
 use crate::tokens::file::{invalid, unsupported};
-use crate::tokens::pretokenize::{Behavior, GPT2_PATTERN, SplitRegex, Stage};
+use crate::tokens::pretokenize::{Behavior, GPT2_PATTERN, PrependScheme, SplitRegex, Stage};
 
 /// The components the reference knows, for messages.
 const KNOWN_NORMALIZERS: [&str; 15] = [
@@ -45,30 +45,82 @@ fn type_of(value: &Value) -> Option<&str> {
     value.get("type").and_then(Value::as_str)
 }
 
-/// Whether the normalizer is NFC (true) or absent (false); refuses others.
-pub(super) fn parse_normalizer(value: Option<&Value>) -> Result<bool, Error> {
-    let Some(value) = value.filter(|v| !v.is_null()) else {
-        return Ok(false);
+/// One normalizer step, applied in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Norm {
+    /// NFC, with the reference's own tables.
+    Nfc,
+    /// `Prepend`: this text before a text that is not empty.
+    Prepend(String),
+    /// `Replace` with a literal pattern: every occurrence, left to right.
+    Replace { pattern: String, content: String },
+    /// `Strip`: whitespace off the left and/or the right.
+    Strip { left: bool, right: bool },
+}
+
+/// The normalizer's steps (none without one); refuses what is not listed.
+pub(super) fn parse_normalizer(value: Option<&Value>) -> Result<Vec<Norm>, Error> {
+    let mut steps = Vec::new();
+    if let Some(value) = value.filter(|v| !v.is_null()) {
+        push_normalizer(value, &mut steps)?;
+    }
+    Ok(steps)
+}
+
+fn push_normalizer(value: &Value, steps: &mut Vec<Norm>) -> Result<(), Error> {
+    let text = |name: &str| -> Result<String, Error> {
+        value
+            .get(name)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| invalid(format!("a normalizer has no `{name}` text")))
     };
     match type_of(value) {
-        Some("NFC") => Ok(true),
+        Some("NFC") => steps.push(Norm::Nfc),
+        Some("Prepend") => steps.push(Norm::Prepend(text("prepend")?)),
+        Some("Replace") => {
+            let pattern = value.get("pattern");
+            let Some(pattern) = pattern
+                .and_then(|p| p.get("String"))
+                .and_then(Value::as_str)
+            else {
+                if pattern.and_then(|p| p.get("Regex")).is_some() {
+                    return Err(unsupported("a Replace normalizer with a regex pattern"));
+                }
+                return Err(invalid("a Replace normalizer has no pattern"));
+            };
+            steps.push(Norm::Replace {
+                pattern: pattern.to_owned(),
+                content: text("content")?,
+            });
+        }
+        Some("Strip") => {
+            let flag = |name: &str| value.get(name).and_then(Value::as_bool);
+            let (Some(left), Some(right)) = (flag("strip_left"), flag("strip_right")) else {
+                return Err(invalid(
+                    "a Strip normalizer has no strip_left or strip_right",
+                ));
+            };
+            steps.push(Norm::Strip { left, right });
+        }
         Some("Sequence") => {
             let list = value
                 .get("normalizers")
                 .and_then(Value::as_array)
                 .ok_or_else(|| invalid("a Sequence normalizer has no `normalizers` list"))?;
-            let mut nfc = false;
             for item in list {
-                nfc |= parse_normalizer(Some(item))?;
+                push_normalizer(item, steps)?;
             }
-            Ok(nfc)
         }
-        other => Err(unsupported(component(
-            &KNOWN_NORMALIZERS,
-            other,
-            "normalizer",
-        ))),
+        other => {
+            return Err(unsupported(component(
+                &KNOWN_NORMALIZERS,
+                other,
+                "normalizer",
+            )));
+        }
     }
+    Ok(())
 }
 
 /// The stages and whether a `ByteLevel` pre-tokenizer ends them.
@@ -86,6 +138,7 @@ pub(super) fn parse_pre_tokenizer(value: Option<&Value>) -> Result<(Vec<Stage>, 
             ));
         }
         match type_of(item) {
+            Some("Metaspace") => stages.push(parse_metaspace(item)?),
             Some("ByteLevel") => {
                 byte_level = true;
                 let flag = |name: &str, default: bool| {
@@ -130,6 +183,48 @@ pub(super) fn parse_pre_tokenizer(value: Option<&Value>) -> Result<(Vec<Stage>, 
         }
     }
     Ok((stages, byte_level))
+}
+
+/// A `Metaspace` pre-tokenizer, read as the reference reads it (a missing
+/// `prepend_scheme` is `always`, a missing `split` true, and
+/// `add_prefix_space: false` must say `never`).
+fn parse_metaspace(item: &Value) -> Result<Stage, Error> {
+    let replacement = item
+        .get("replacement")
+        .and_then(Value::as_str)
+        .and_then(|r| {
+            let mut chars = r.chars();
+            chars.next().filter(|_| chars.next().is_none())
+        })
+        .ok_or_else(|| invalid("a Metaspace pre-tokenizer's replacement is not one character"))?;
+    let prepend = match item.get("prepend_scheme").and_then(Value::as_str) {
+        None | Some("always") => PrependScheme::Always,
+        Some("first") => PrependScheme::First,
+        Some("never") => PrependScheme::Never,
+        Some(_) => {
+            return Err(invalid(
+                "a Metaspace pre-tokenizer has an unknown prepend_scheme",
+            ));
+        }
+    };
+    if item.get("add_prefix_space").and_then(Value::as_bool) == Some(false)
+        && prepend != PrependScheme::Never
+    {
+        return Err(invalid(
+            "a Metaspace pre-tokenizer's add_prefix_space does not match its prepend_scheme",
+        ));
+    }
+    let split = if item.get("split").and_then(Value::as_bool).unwrap_or(true) {
+        let mut buffer = [0u8; 4];
+        Some(SplitRegex::literal(replacement.encode_utf8(&mut buffer)).map_err(unsupported)?)
+    } else {
+        None
+    };
+    Ok(Stage::Metaspace {
+        replacement,
+        prepend,
+        split,
+    })
 }
 
 fn flatten<'v>(value: &'v Value, out: &mut Vec<&'v Value>) -> Result<(), Error> {
