@@ -129,17 +129,13 @@ impl<'a> PackSummary<'a> {
             used_tokens: plan.used_tokens,
             selected_ids: plan.order.iter().map(|&i| id(i)).collect(),
             excerpt_ids: plan.excerpts.then(|| {
-                plan.order
-                    .iter()
-                    .filter(|&&i| plan.decisions[i].reason == packer::Reason::ExcerptFits)
-                    .map(|&i| id(i))
+                plan.selected_as(packer::Reason::ExcerptFits)
+                    .map(id)
                     .collect()
             }),
             outline_ids: plan.outlines.then(|| {
-                plan.order
-                    .iter()
-                    .filter(|&&i| plan.decisions[i].reason == packer::Reason::OutlineFits)
-                    .map(|&i| id(i))
+                plan.selected_as(packer::Reason::OutlineFits)
+                    .map(id)
                     .collect()
             }),
             skipped: plan

@@ -322,26 +322,18 @@ impl<'a> Summary<'a> {
     pub fn new(fixture: &'a Fixture, outcome: &'a Outcome, with_payload: bool) -> Summary<'a> {
         let plan = &outcome.plan;
         let id = |index: usize| fixture.documents[index].id.as_str();
-        let excerpts: Vec<&str> = plan
-            .order
-            .iter()
-            .filter(|&&i| plan.decisions[i].reason == Reason::ExcerptFits)
-            .map(|&i| id(i))
-            .collect();
-        let outlines: Vec<&str> = plan
-            .order
-            .iter()
-            .filter(|&&i| plan.decisions[i].reason == Reason::OutlineFits)
-            .map(|&i| id(i))
-            .collect();
         Summary {
             method: Method::of(outcome),
             budget: outcome.budget,
             available_tokens: plan.available_tokens,
             used_tokens: plan.used_tokens,
             selected_ids: plan.order.iter().map(|&i| id(i)).collect(),
-            excerpt_ids: plan.excerpts.then_some(excerpts),
-            outline_ids: plan.outlines.then_some(outlines),
+            excerpt_ids: plan
+                .excerpts
+                .then(|| plan.selected_as(Reason::ExcerptFits).map(id).collect()),
+            outline_ids: plan
+                .outlines
+                .then(|| plan.selected_as(Reason::OutlineFits).map(id).collect()),
             unoutlined: plan
                 .unoutlined
                 .iter()

@@ -333,6 +333,17 @@ pub struct Plan {
     pub payload_text: String,
 }
 
+impl Plan {
+    /// The selected documents decided with `reason` (the excerpts, say),
+    /// in payload order.
+    pub fn selected_as(&self, reason: Reason) -> impl Iterator<Item = usize> + '_ {
+        self.order
+            .iter()
+            .copied()
+            .filter(move |&index| self.decisions[index].reason == reason)
+    }
+}
+
 /// Selects documents under `available` tokens.
 pub fn plan(
     documents: &[Document],
