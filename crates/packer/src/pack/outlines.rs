@@ -129,13 +129,12 @@ impl Selector<'_> {
             .copied()
             .filter(|&index| self.outlinable(index))
             .collect();
-        let size = |index: usize| {
-            self.outlines
-                .as_ref()
-                .map_or(0, |o| o.documents[index].content.len())
-        };
-        let rank = |index: usize| self.outlines.as_ref().map_or(0, |o| o.rank[index]);
-        candidates.sort_by_key(|&index| (size(index), rank(index)));
+        if let Some(outlining) = &self.outlines {
+            candidates.sort_by_key(|&index| {
+                let size = outlining.documents[index].content.len();
+                (size, outlining.rank[index])
+            });
+        }
         let mut made: HashMap<usize, Made> = HashMap::new();
         let mut misses = 0;
         'batches: for batch in candidates.chunks(BATCH) {
