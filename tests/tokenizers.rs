@@ -706,3 +706,179 @@ fn added_tokens_across_entry_cuts_make_packing_count_whole() {
         }
     }
 }
+
+// The whole request (`--request`, SPEC §2.4).
+
+/// A request file in a fresh folder.
+fn request_file(name: &str, json: &serde_json::Value) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("packer-requests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, json.to_string()).unwrap();
+    path
+}
+
+fn conversation() -> serde_json::Value {
+    serde_json::json!({"messages": [
+        {"role": "system", "content": "Answer from the documents only."},
+        {"role": "user", "content": "Documents:\n{{packer:documents}}\n\nWhich document says what?"},
+    ]})
+}
+
+/// tiktoken's count of a rendered gpt-oss request: every special token
+/// allowed (no message in these tests writes one).
+fn harmony_count(text: &str) -> usize {
+    let oracle = common::oracle(packer::Encoding::O200kHarmony);
+    oracle
+        .encode(text, &oracle.special_tokens())
+        .unwrap()
+        .0
+        .len()
+}
+
+#[test]
+fn a_gpt_oss_request_is_counted_whole_and_fits() {
+    let request = request_file("harmony.json", &conversation());
+    let documents: Vec<String> = (0..12)
+        .map(|i| {
+            format!(
+                "Document {i} says {}.",
+                "something worth reading ".repeat(i * 3 + 1)
+            )
+        })
+        .collect();
+    for (budget, policy) in [(600, "in-order"), (900, "priority"), (700, "max-fill")] {
+        let out = Command::from_std(common::packer())
+            .args(["pack", "-", "--encoding", "o200k_harmony", "--request"])
+            .arg(&request)
+            .args(["--context-tokens", &budget.to_string()])
+            .args(["--reserved-output-tokens", "100", "--safety-tokens", "10"])
+            .args(["--policy", policy])
+            .write_stdin(fixture_json(&documents))
+            .assert()
+            .success();
+        let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        let text = json["requestText"].as_str().unwrap();
+        let payload = json["payloadText"].as_str().unwrap();
+        let available = budget - 110;
+        assert_eq!(json["availableTokens"], available);
+        assert_eq!(json["requestTokens"], harmony_count(text), "{policy}");
+        assert!(json["requestTokens"].as_u64().unwrap() <= available as u64);
+        assert_eq!(
+            json["usedTokens"],
+            common::oracle(packer::Encoding::O200kHarmony)
+                .encode_ordinary(payload)
+                .len()
+        );
+        assert!(text.contains(&format!("Documents:\n{payload}\n\nWhich document")));
+        // Everything else: the request with the empty envelope in its place.
+        let empty = text.replace(payload, r#"{"documents":[]}"#);
+        assert_eq!(json["otherInputTokens"], harmony_count(&empty));
+        // Some document was left out, and taking it would not have fit.
+        let skipped = json["decisions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["selected"] == false)
+            .unwrap_or_else(|| panic!("{policy}: all fit at {budget}"));
+        assert!(
+            skipped["neededTokens"].as_i64().unwrap() > skipped["freeTokens"].as_i64().unwrap()
+        );
+        // --format request prints the rendered request, byte for byte.
+        let out = Command::from_std(common::packer())
+            .args(["pack", "-", "--encoding", "o200k_harmony", "--request"])
+            .arg(&request)
+            .args(["--context-tokens", &budget.to_string()])
+            .args(["--reserved-output-tokens", "100", "--safety-tokens", "10"])
+            .args(["--policy", policy, "--format", "request"])
+            .write_stdin(fixture_json(&documents))
+            .assert()
+            .success();
+        assert_eq!(out.get_output().stdout, text.as_bytes());
+    }
+}
+
+#[test]
+fn requests_are_refused_where_the_framing_is_unknown_or_the_reservation_given() {
+    let request = request_file("refused.json", &conversation());
+    let documents = vec!["a document".to_owned()];
+    let run = |args: &[&str]| {
+        let out = Command::from_std(common::packer())
+            .args(["pack", "-", "--request"])
+            .arg(&request)
+            .args(args)
+            .write_stdin(fixture_json(&documents))
+            .assert()
+            .failure();
+        let output = out.get_output();
+        (
+            output.status.code().unwrap(),
+            String::from_utf8(output.stderr.clone()).unwrap(),
+        )
+    };
+    let (code, stderr) = run(&["--encoding", "cl100k_base", "--budget", "500"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("error[request-framing-unknown]"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--reserved-other-input-tokens"), "{stderr}");
+    let (code, stderr) = run(&[
+        "--encoding",
+        "o200k_harmony",
+        "--context-tokens",
+        "500",
+        "--reserved-other-input-tokens",
+        "50",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("drop --reserved-other-input-tokens (50 given)"),
+        "{stderr}"
+    );
+    let (code, stderr) = run(&[
+        "--encoding",
+        "o200k_harmony",
+        "--budget",
+        "500",
+        "--windows",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    // Too small for the request with an empty payload: exit 4 with the numbers.
+    let (code, stderr) = run(&["--encoding", "o200k_harmony", "--budget", "20"]);
+    assert_eq!(code, 4, "{stderr}");
+    assert!(
+        stderr.contains("error[empty-envelope-does-not-fit]"),
+        "{stderr}"
+    );
+    // --format request needs --request.
+    let out = Command::from_std(common::packer())
+        .args(["pack", "-", "--budget", "100", "--format", "request"])
+        .write_stdin(fixture_json(&documents))
+        .assert()
+        .failure();
+    assert_eq!(out.get_output().status.code(), Some(2));
+    // A bad request file: coded, positioned, nothing of it echoed.
+    let bad = request_file(
+        "bad.json",
+        &serde_json::json!({"messages": [{"role": "user", "content": "SECRET words"}]}),
+    );
+    let out = Command::from_std(common::packer())
+        .args([
+            "pack",
+            "-",
+            "--encoding",
+            "o200k_harmony",
+            "--budget",
+            "500",
+            "--request",
+        ])
+        .arg(&bad)
+        .write_stdin(fixture_json(&documents))
+        .assert()
+        .failure();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert_eq!(out.get_output().status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("error[invalid-chat-request]"), "{stderr}");
+    assert!(!stderr.contains("SECRET"), "{stderr}");
+}

@@ -82,6 +82,17 @@ pub struct PackArgs {
     #[arg(long, value_name = "PERCENT")]
     pub outline_share: Option<u64>,
 
+    /// Count the whole chat request: the messages (and tools) of FILE with
+    /// the payload in place of {{packer:documents}}, rendered with the
+    /// model's chat template; the budget is then context - output - safety
+    #[arg(long, value_name = "FILE", conflicts_with = "windows")]
+    pub request: Option<PathBuf>,
+
+    /// With --request: the chat template, a Jinja file or a
+    /// tokenizer_config.json [default: the one beside --tokenizer]
+    #[arg(long, value_name = "FILE", requires = "request")]
+    pub chat_template: Option<PathBuf>,
+
     /// Collect DIR (as `packer collect`) and pack it, in one process; the
     /// fixture limits give way to --max-files and --max-total-bytes
     #[arg(long, value_name = "DIR", conflicts_with_all = ["fixture", "max_input_bytes", "max_documents"], display_order = 2)]
@@ -102,6 +113,8 @@ pub enum FormatArg {
     Payload,
     /// A table for people
     Report,
+    /// The rendered request's exact bytes (with --request)
+    Request,
 }
 
 impl FormatArg {
@@ -111,6 +124,7 @@ impl FormatArg {
             FormatArg::Summary => Format::Summary,
             FormatArg::Payload => Format::Payload,
             FormatArg::Report => Format::Report,
+            FormatArg::Request => Format::Request,
         }
     }
 }
@@ -261,7 +275,23 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
             }
         }
     }
+    if args.format == FormatArg::Request && args.request.is_none() {
+        use clap::CommandFactory;
+        let error = Cli::command().error(
+            clap::error::ErrorKind::MissingRequiredArgument,
+            "--format request prints the rendered chat request: give --request FILE",
+        );
+        return Ok(usage_error(&error));
+    }
     let mut request = settings.request(&names)?;
+    if let Some(path) = &args.request {
+        request.chat = Some(packer_files::load_chat(
+            path,
+            args.chat_template.as_deref(),
+            settings.tokenizer.as_deref(),
+            packer_files::now(),
+        )?);
+    }
     if args.dir.is_some() {
         let budget = &mut request.budget;
         // Said before the walk, which can take a while.
@@ -307,11 +337,21 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
                 .or(args.dir.is_none().then_some(Path::new("-"))),
             args.settings.tokenizer.as_deref(),
             args.collect.files_from.as_deref(),
+            args.request.as_deref(),
+            args.chat_template.as_deref(),
         ]
         .into_iter()
         .flatten()
         {
             read.add_path(path);
+        }
+        // The template files read beside the tokenizer file.
+        if let (Some(_), Some(dir)) = (
+            &args.request,
+            args.settings.tokenizer.as_deref().and_then(Path::parent),
+        ) {
+            read.add_path(&dir.join("tokenizer_config.json"));
+            read.add_path(&dir.join("chat_template.jinja"));
         }
         read.refuse(out)?;
     }

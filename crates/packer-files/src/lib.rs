@@ -20,8 +20,10 @@
 //! crate, which also reads tokenizer files for the library to load
 //! ([`load_tokenizer`], [`load_tokenizer_confined`]).
 
+mod chat;
 mod tokenizer;
 
+pub use chat::{MAX_CHAT_FILE_BYTES, load_chat, now};
 pub use tokenizer::{MAX_TOKENIZER_BYTES, load_tokenizer, load_tokenizer_confined};
 
 use std::fs::File;

@@ -67,6 +67,11 @@ pub enum Setting {
     OutlineShare,
     /// Outlines, as what the share needs (`--outline`).
     OutlineOn,
+    /// The chat request file (`--request`).
+    RequestFile,
+    /// The reservation for everything outside the payload
+    /// (`--reserved-other-input-tokens`).
+    ReservedOtherInput,
 }
 
 /// How a front end spells the settings that messages name.
@@ -103,6 +108,8 @@ impl Names for CommandLine {
             Setting::SafetyTokens => "--safety-tokens",
             Setting::OutlineShare => "--outline-share",
             Setting::OutlineOn => "--outline",
+            Setting::RequestFile => "--request",
+            Setting::ReservedOtherInput => "--reserved-other-input-tokens",
         }
     }
 }
@@ -145,6 +152,14 @@ pub enum RequestProblem {
         /// The share given.
         share: u64,
     },
+    /// A reservation for other input given with a chat request, which
+    /// measures it instead (SPEC §2.4).
+    ReservedOtherInputWithRequest {
+        /// The reservation given.
+        tokens: u64,
+    },
+    /// Windows with a chat request (not supported yet).
+    WindowsWithRequest,
 }
 
 impl RequestProblem {
@@ -195,6 +210,18 @@ impl RequestProblem {
             RequestProblem::OutlineShareOver100 { share } => format!(
                 "{} is a percentage of the budget from 0 to 100, not {share}",
                 name(Setting::OutlineShare)
+            ),
+            RequestProblem::ReservedOtherInputWithRequest { tokens } => format!(
+                "{} measures everything outside the payload; drop {} ({tokens} given) or \
+                 drop {}",
+                name(Setting::RequestFile),
+                name(Setting::ReservedOtherInput),
+                name(Setting::RequestFile)
+            ),
+            RequestProblem::WindowsWithRequest => format!(
+                "{} does not take {} yet: give each window's payload to the request yourself",
+                name(Setting::Windows),
+                name(Setting::RequestFile)
             ),
         }
     }
@@ -569,6 +596,30 @@ pub enum Error {
     InvalidTokenizer {
         /// What is wrong, with a position or a count (never the file's text).
         problem: String,
+    },
+    /// The `--request` file is not a chat request packer can render
+    /// (SPEC §2.4).
+    #[error("the --request file {problem}")]
+    InvalidChatRequest {
+        /// What is wrong, with a position or an index (never the file's
+        /// text).
+        problem: String,
+    },
+    /// The chat template is missing, does not parse, or fails while
+    /// rendering the request.
+    #[error("the chat template {problem}")]
+    InvalidChatTemplate {
+        /// What is wrong, naming the template's line (never a message's
+        /// text).
+        problem: String,
+    },
+    /// `--request` with a counter whose framing of messages is not
+    /// published exactly (OpenAI's API encodings): refused, never
+    /// estimated.
+    #[error("{}", self.message(&CommandLine))]
+    RequestFramingUnknown {
+        /// What packer counts with (`cl100k_base`, say).
+        counted_with: &'static str,
     },
     /// The `--tokenizer` file uses something packer cannot count exactly.
     #[error("{}", self.message(&CommandLine))]
@@ -1079,6 +1130,9 @@ impl Error {
             Error::UnreadableTokenizer { .. } | Error::TokenizerNotAFile => "unreadable-tokenizer",
             Error::InvalidTokenizer { .. } => "invalid-tokenizer",
             Error::UnsupportedTokenizer { .. } => "unsupported-tokenizer",
+            Error::InvalidChatRequest { .. } => "invalid-chat-request",
+            Error::InvalidChatTemplate { .. } => "invalid-chat-template",
+            Error::RequestFramingUnknown { .. } => "request-framing-unknown",
             Error::InvalidBudget { .. } | Error::ReservationsExceedContext { .. } => {
                 "invalid-budget"
             }
@@ -1127,7 +1181,8 @@ impl Error {
             | Error::InvalidGlob
             | Error::InvalidConfig { .. }
             | Error::PathOutsideRoot
-            | Error::OutDirRefused { .. } => EXIT_USAGE,
+            | Error::OutDirRefused { .. }
+            | Error::RequestFramingUnknown { .. } => EXIT_USAGE,
             Error::TooManyFiles { .. } | Error::TooMuchText { .. } => EXIT_INVALID_INPUT,
             Error::UnreadableInput { .. }
             | Error::ReadFailed { .. }
@@ -1144,6 +1199,8 @@ impl Error {
             | Error::TokenizerNotAFile
             | Error::InvalidTokenizer { .. }
             | Error::UnsupportedTokenizer { .. }
+            | Error::InvalidChatRequest { .. }
+            | Error::InvalidChatTemplate { .. }
             | Error::InvalidBudget { .. }
             | Error::ReservationsExceedContext { .. }
             | Error::TooManyDocuments { .. }
@@ -1219,6 +1276,16 @@ impl Error {
                 "{} uses {component}, which packer cannot count exactly; it refuses rather than \
                  count approximately",
                 name(Setting::TokenizerFile)
+            ),
+            Error::RequestFramingUnknown { counted_with } => format!(
+                "{} needs a chat template to render the request, and {counted_with} has none \
+                 packer can count exactly (the framing of OpenAI's API messages and tools is \
+                 not published); give --tokenizer with the model's tokenizer.json (and its \
+                 tokenizer_config.json or --chat-template), or --encoding o200k_harmony for \
+                 gpt-oss; or drop {} and keep {} for everything outside the payload",
+                name(Setting::RequestFile),
+                name(Setting::RequestFile),
+                name(Setting::ReservedOtherInput)
             ),
             Error::InvalidBaseUrl => format!(
                 "{} must be an absolute http or https URL with a host and no credentials",
@@ -1345,6 +1412,8 @@ mod tests {
                 Setting::SafetyTokens => "<safety>",
                 Setting::OutlineShare => "<outline share>",
                 Setting::OutlineOn => "<outline on>",
+                Setting::RequestFile => "<request>",
+                Setting::ReservedOtherInput => "<reserved other input>",
             }
         }
     }

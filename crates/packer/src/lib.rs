@@ -64,6 +64,7 @@
 mod architecture;
 pub mod batch;
 pub mod budget;
+pub mod chat;
 pub mod envelope;
 pub mod error;
 pub mod fixture;
@@ -95,6 +96,32 @@ pub struct Request {
     pub budget: PartialBudget,
     /// Policy, envelope, omission notes and excerpts.
     pub options: Options,
+    /// A chat request whose whole rendering must fit (SPEC §2.4).
+    pub chat: Option<Chat>,
+}
+
+/// A chat request to count whole (`--request`, SPEC §2.4).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chat {
+    /// The conversation with its placeholder.
+    pub request: chat::ChatRequest,
+    /// The chat template; `None` for the one the counter implies
+    /// (gpt-oss's for `o200k_harmony`, else `request-framing-unknown`).
+    pub template: Option<chat::ChatTemplate>,
+    /// What `strftime_now` formats: seconds since 1970, UTC.
+    pub now: i64,
+}
+
+impl Eq for Chat {}
+
+impl Chat {
+    /// The request ready to render and count with `counter`.
+    pub fn framing(&self, counter: Counter) -> Result<chat::Framing, Error> {
+        match &self.template {
+            Some(template) => chat::Framing::new(self.request.clone(), template, counter, self.now),
+            None => chat::Framing::harmony_or_refused(self.request.clone(), counter, self.now),
+        }
+    }
 }
 
 /// A packed fixture: the resolved settings and the plan.
@@ -188,6 +215,13 @@ pub fn settings(fixture: &Fixture, request: &Request) -> Result<Settings, Error>
         .budget
         .overridden_by(request.budget)
         .complete(fixture.has_budget)?;
+    if request.chat.is_some() && budget.reserved_other_input_tokens > 0 {
+        return Err(Error::InvalidRequest {
+            problem: error::RequestProblem::ReservedOtherInputWithRequest {
+                tokens: budget.reserved_other_input_tokens,
+            },
+        });
+    }
     Ok(Settings {
         encoding,
         tokenizer: request.tokenizer,
@@ -242,12 +276,23 @@ pub fn settings(fixture: &Fixture, request: &Request) -> Result<Settings, Error>
 pub fn pack(fixture: &Fixture, request: &Request) -> Result<Outcome, Failure> {
     let settings = settings(fixture, request)?;
     let counter = settings.counter();
-    let plan = pack::plan(
-        &fixture.documents,
-        counter,
-        settings.available_tokens,
-        &request.options,
-    )?;
+    let plan = match &request.chat {
+        Some(chat) => {
+            let framing = chat.framing(counter)?;
+            pack::plan_framed(
+                &fixture.documents,
+                &framing,
+                settings.available_tokens,
+                &request.options,
+            )?
+        }
+        None => pack::plan(
+            &fixture.documents,
+            counter,
+            settings.available_tokens,
+            &request.options,
+        )?,
+    };
     Ok(Outcome {
         encoding: settings.encoding,
         tokenizer: settings.tokenizer,
@@ -317,6 +362,12 @@ impl WindowsOutcome {
 /// # Ok::<(), packer::Error>(())
 /// ```
 pub fn pack_windows(fixture: &Fixture, request: &Request) -> Result<WindowsOutcome, Failure> {
+    if request.chat.is_some() {
+        return Err(Error::InvalidRequest {
+            problem: error::RequestProblem::WindowsWithRequest,
+        }
+        .into());
+    }
     let settings = settings(fixture, request)?;
     let counter = settings.counter();
     let windows = pack::plan_windows(

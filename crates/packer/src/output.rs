@@ -29,6 +29,8 @@ pub enum Format {
     Payload,
     /// A table for people.
     Report,
+    /// The whole rendered request (with `--request`, SPEC §2.4).
+    Request,
 }
 
 /// How a pack counted and chose: the first keys of every summary of one
@@ -87,6 +89,13 @@ pub struct Summary<'a> {
     pub available_tokens: u64,
     /// The exact count of the payload.
     pub used_tokens: usize,
+    /// With a chat request: the exact count of the whole rendered request.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_tokens: Option<usize>,
+    /// With a chat request: the exact count of the request holding the
+    /// empty envelope.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub other_input_tokens: Option<usize>,
     /// Selected ids in payload order.
     pub selected_ids: Vec<&'a str>,
     /// Ids selected as focused excerpts (only with `--excerpt-query`).
@@ -106,6 +115,9 @@ pub struct Summary<'a> {
     /// The exact payload (absent in the summary).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub payload_text: Option<&'a str>,
+    /// With a chat request: the rendered request (absent in the summary).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_text: Option<&'a str>,
 }
 
 /// A document that needed an outline and got none.
@@ -327,6 +339,8 @@ impl<'a> Summary<'a> {
             budget: outcome.budget,
             available_tokens: plan.available_tokens,
             used_tokens: plan.used_tokens,
+            request_tokens: plan.request.as_ref().map(|r| r.tokens),
+            other_input_tokens: plan.other_input_tokens,
             selected_ids: plan.order.iter().map(|&i| id(i)).collect(),
             excerpt_ids: plan
                 .excerpts
@@ -356,6 +370,11 @@ impl<'a> Summary<'a> {
                 .map(|d| DecisionRecord::new(fixture, d))
                 .collect(),
             payload_text: with_payload.then_some(plan.payload_text.as_str()),
+            request_text: plan
+                .request
+                .as_ref()
+                .filter(|_| with_payload)
+                .map(|r| r.text.as_str()),
         }
     }
 }
@@ -383,6 +402,10 @@ pub fn write(
             out.write_all(b"\n")
         }
         Format::Payload => out.write_all(outcome.plan.payload_text.as_bytes()),
+        Format::Request => match &outcome.plan.request {
+            Some(request) => out.write_all(request.text.as_bytes()),
+            None => out.write_all(outcome.plan.payload_text.as_bytes()),
+        },
         Format::Report => write_report(fixture, outcome, NO_WRAP, out),
     }
 }
@@ -432,6 +455,12 @@ fn report(fixture: &Fixture, outcome: &Outcome, width: usize) -> String {
         budget.safety_tokens,
         plan.available_tokens,
     ));
+    if let (Some(request), Some(other)) = (&plan.request, plan.other_input_tokens) {
+        line(format!(
+            "request: {} of {} tokens (the payload {}, everything else {} with an empty payload)",
+            request.tokens, plan.available_tokens, plan.used_tokens, other,
+        ));
+    }
     if outcome.policy == Policy::MaxFill {
         line(format!(
             "max-fill: {}",
@@ -448,7 +477,10 @@ fn report(fixture: &Fixture, outcome: &Outcome, width: usize) -> String {
         .filter(|d| d.selected)
         .map(|d| d.needed_tokens)
         .sum();
-    let envelope = plan.used_tokens as i64 - selected_sum;
+    // With a chat request the decisions' numbers are the whole request's,
+    // and the first row is the request around the documents.
+    let total = plan.request.as_ref().map_or(plan.used_tokens, |r| r.tokens);
+    let envelope = total as i64 - selected_sum;
     out.push('\n');
     let order = try_order(fixture, outcome.policy, &plan.decisions);
     let table = Table {
@@ -458,7 +490,7 @@ fn report(fixture: &Fixture, outcome: &Outcome, width: usize) -> String {
         width,
         envelope_row: ENVELOPE_ROW,
     };
-    table.write(&order, Some((envelope, plan.used_tokens)), &mut out);
+    table.write(&order, Some((envelope, total)), &mut out);
     let selected = plan.order.len();
     let total = plan.decisions.len();
     out.push('\n');
@@ -738,7 +770,7 @@ pub fn write_refusal(
             out.write_all(b"\n")?;
             Ok(())
         }
-        Format::Payload => Ok(()),
+        Format::Payload | Format::Request => Ok(()),
         Format::Report => {
             let budget = &settings.budget;
             let mut text = String::new();

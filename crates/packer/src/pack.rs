@@ -9,6 +9,7 @@ use rayon::prelude::*;
 
 use std::collections::HashMap;
 
+use crate::chat::{Framing, Rendered};
 use crate::envelope::{
     DEFAULT_NOTE_OMISSIONS_MAX, Entries, Entry, Envelope, Envelopes, ExcerptLabel, Label, Tally,
 };
@@ -331,6 +332,12 @@ pub struct Plan {
     pub optimal: Option<bool>,
     /// The exact payload.
     pub payload_text: String,
+    /// With a chat request (SPEC §2.4): the whole request holding the
+    /// payload, rendered, and its exact count (`requestTokens`).
+    pub request: Option<Rendered>,
+    /// With a chat request: the exact count of the request holding the
+    /// empty envelope (`otherInputTokens`).
+    pub other_input_tokens: Option<usize>,
 }
 
 impl Plan {
@@ -359,7 +366,39 @@ pub fn plan(
     // across the edge of an entry or of a fixed text (`plan_counting` finds
     // out once the entries are written, and counts whole then).
     let whole = counter.splitting() != Splitting::Tiktoken;
-    plan_counting(documents, counter, available, options, whole)
+    plan_counting(documents, counter, available, options, whole, None)
+}
+
+/// [`plan`] where every candidate is the whole request of `frame` holding
+/// the payload (SPEC §2.4): each is rendered and counted whole, and the
+/// plan says the request's count and text.
+pub fn plan_framed(
+    documents: &[Document],
+    frame: &Framing,
+    available: u64,
+    options: &Options,
+) -> Result<Plan, Failure> {
+    let planned = plan_counting(
+        documents,
+        frame.counter(),
+        available,
+        options,
+        true,
+        Some(frame),
+    );
+    if let Some(error) = frame.failure() {
+        return Err(error.into());
+    }
+    let mut plan = planned?;
+    // Everything but the payload: the request holding the empty envelope.
+    let empty = Envelopes::new(
+        Entries::new(options.envelope, frame.counter(), None),
+        Vec::new(),
+        None,
+    )
+    .render(&[]);
+    plan.other_input_tokens = Some(frame.render(&empty)?.tokens);
+    Ok(plan)
 }
 
 /// [`plan`], counting every candidate payload whole when `whole`.
@@ -369,6 +408,7 @@ fn plan_counting(
     available: u64,
     options: &Options,
     whole: bool,
+    frame: Option<&Framing>,
 ) -> Result<Plan, Failure> {
     if let Some(excerpt) = &options.excerpt
         && crate::focus::terms(&excerpt.query).is_empty()
@@ -401,9 +441,9 @@ fn plan_counting(
     }
     let layout = Envelopes::new(maker, entries, notes.then_some(omitted));
     if !whole && !layout.added_tokens_stay_inside() {
-        return plan_counting(documents, counter, available, options, true);
+        return plan_counting(documents, counter, available, options, true, frame);
     }
-    let mut selector = Selector::new(&layout, available, content_tokens, whole)?;
+    let mut selector = Selector::new(&layout, available, content_tokens, whole, frame)?;
     selector.excerpts = options.excerpt.as_ref().map(|excerpt| Excerpts {
         options: excerpt,
         documents,
@@ -425,7 +465,7 @@ fn plan_counting(
     if selector.derived_crossed {
         // An excerpt's or outline's entry had an edge an added token could
         // cross.
-        return plan_counting(documents, counter, available, options, true);
+        return plan_counting(documents, counter, available, options, true, frame);
     }
     selector.finish(optimal)
 }
@@ -465,6 +505,8 @@ pub(crate) struct Selector<'a> {
     /// Count every candidate payload whole instead of by the tally's
     /// per-entry arithmetic.
     whole: bool,
+    /// Counting whole, of the whole request holding the payload.
+    frame: Option<&'a Framing>,
     /// When counting whole: the exact count of the payload as it stands.
     counted: usize,
     excerpts: Option<Excerpts<'a>>,
@@ -489,10 +531,11 @@ impl<'a> Selector<'a> {
         available: u64,
         content_tokens: Vec<usize>,
         whole: bool,
+        frame: Option<&'a Framing>,
     ) -> Result<Self, Failure> {
         let tally = Tally::new(layout);
         let empty = if whole {
-            whole::count(layout, &[], |_| None)
+            whole::count(layout, frame, &[], |_| None)
         } else {
             tally.total()
         };
@@ -505,7 +548,7 @@ impl<'a> Selector<'a> {
                     None,
                 );
                 if whole {
-                    whole::count(&bare, &[], |_| None)
+                    whole::count(&bare, frame, &[], |_| None)
                 } else {
                     Tally::new(&bare).total()
                 }
@@ -522,6 +565,7 @@ impl<'a> Selector<'a> {
         Ok(Selector {
             layout,
             whole,
+            frame,
             counted: empty,
             excerpts: None,
             derived_crossed: false,
@@ -549,7 +593,7 @@ impl<'a> Selector<'a> {
         }
         // The shortfall: the envelope with every required document in.
         let needed = if self.whole {
-            whole::count(self.layout, required, |_| None)
+            whole::count(self.layout, self.frame, required, |_| None)
         } else {
             self.layout.total(required)
         };
@@ -695,6 +739,20 @@ impl<'a> Selector<'a> {
             .render_parts(&self.order, |i| self.derived.get(&i));
         let counted = self.layout.recount(&payload_text, &parts);
         drop(parts);
+        let request = match self.frame {
+            Some(frame) => {
+                let rendered = frame.render(&payload_text)?;
+                if rendered.tokens != self.counted {
+                    return Err(Error::CountMismatch {
+                        counted: rendered.tokens,
+                        computed: self.counted,
+                    }
+                    .into());
+                }
+                Some(rendered)
+            }
+            None => None,
+        };
         let used_tokens = if self.whole {
             counted
         } else {
@@ -725,6 +783,8 @@ impl<'a> Selector<'a> {
                 .collect(),
             optimal,
             payload_text,
+            request,
+            other_input_tokens: None,
         })
     }
 }
@@ -1063,8 +1123,8 @@ mod tests {
                     windows: false,
                     outline: None,
                 };
-                let by_entry = plan_counting(&documents, counter, budget, &options, false);
-                let whole = plan_counting(&documents, counter, budget, &options, true);
+                let by_entry = plan_counting(&documents, counter, budget, &options, false, None);
+                let whole = plan_counting(&documents, counter, budget, &options, true, None);
                 let (by_entry, whole) = match (by_entry, whole) {
                     (Ok(a), Ok(b)) => (a, b),
                     (a, b) => {
@@ -1079,7 +1139,7 @@ mod tests {
                 }
                 if policy == Policy::MaxFill && !excerpt {
                     let in_order = Options { policy: Policy::InOrder, ..options.clone() };
-                    let floor = plan_counting(&documents, counter, budget, &in_order, true).unwrap();
+                    let floor = plan_counting(&documents, counter, budget, &in_order, true, None).unwrap();
                     proptest::prop_assert!(whole.used_tokens >= floor.used_tokens);
                     if by_entry.optimal == Some(true) {
                         proptest::prop_assert!(whole.used_tokens <= by_entry.used_tokens);
@@ -1257,8 +1317,8 @@ mod tests {
                 outline: Some(OutlineOptions { share_percent: share }),
                 ..Options::default()
             };
-            let by_entry = plan_counting(&documents, counter, budget, &options, false);
-            let whole = plan_counting(&documents, counter, budget, &options, true);
+            let by_entry = plan_counting(&documents, counter, budget, &options, false, None);
+            let whole = plan_counting(&documents, counter, budget, &options, true, None);
             let (by_entry, whole) = match (by_entry, whole) {
                 (Ok(a), Ok(b)) => (a, b),
                 (a, b) => {
@@ -1275,7 +1335,7 @@ mod tests {
             }
             if !notes {
                 // The selected documents' numbers add up to the payload.
-                let empty = plan_counting(&[], counter, budget, &options, false).unwrap();
+                let empty = plan_counting(&[], counter, budget, &options, false, None).unwrap();
                 let added: i64 = by_entry
                     .decisions
                     .iter()

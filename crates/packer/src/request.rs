@@ -143,6 +143,7 @@ impl RequestNames {
                 windows: self.windows,
                 outline,
             },
+            chat: None,
         })
     }
 

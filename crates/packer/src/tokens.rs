@@ -42,7 +42,7 @@ mod hf;
 mod known;
 mod pretokenize;
 mod tekken;
-mod tiktoken;
+pub(crate) mod tiktoken;
 
 pub use file::Tokenizer;
 pub use known::Known;
@@ -207,6 +207,18 @@ pub(crate) trait Engine: Send + Sync {
     fn may_cross(&self, _text: &str) -> bool {
         false
     }
+
+    /// See [`Counter::special_texts`]; `None` when this engine does not
+    /// know its special tokens.
+    fn special_texts(&self) -> Option<Vec<&str>> {
+        None
+    }
+
+    /// See [`Counter::count_framed`]; `None` when this engine does not
+    /// know its special tokens.
+    fn count_framed(&self, _text: &str, _literal: &[(usize, usize)]) -> Option<usize> {
+        None
+    }
 }
 
 /// Exact ordinary-text counting with one encoding or tokenizer file.
@@ -318,6 +330,37 @@ impl Counter {
     /// the built-in encodings and tekken.
     pub fn added_token_may_cross(&self, text: &str) -> bool {
         self.engine.may_cross(text)
+    }
+
+    /// The text of every special token this counter knows (a tokenizer
+    /// file's added tokens marked `special`, `o200k_harmony`'s special
+    /// tokens); `None` when it knows none it could match (the other
+    /// built-in encodings, whose framing of messages is not published, and
+    /// tekken).
+    pub fn special_texts(&self) -> Option<Vec<&'static str>> {
+        match self.source {
+            Source::Builtin(Encoding::O200kHarmony) => Some(tiktoken::harmony_specials().to_vec()),
+            Source::Builtin(_) => None,
+            Source::File(_) => self.engine.special_texts(),
+        }
+    }
+
+    /// The exact count of a rendered chat request (SPEC §2.4): as
+    /// [`Counter::count`], except that the text of a special token counts
+    /// as that one token, as Hugging Face `tokenizers` encodes a rendered
+    /// chat template (`split_special_tokens=False`) and tiktoken encodes
+    /// with every special token allowed, unless the match overlaps one of
+    /// the byte ranges `literal` (special-token text inside a message,
+    /// which stays ordinary text there). `None` when this counter knows no
+    /// special tokens (see [`Counter::special_texts`]).
+    pub fn count_framed(&self, text: &str, literal: &[(usize, usize)]) -> Option<usize> {
+        match self.source {
+            Source::Builtin(Encoding::O200kHarmony) => {
+                Some(tiktoken::count_harmony(self.engine, text, literal))
+            }
+            Source::Builtin(_) => None,
+            Source::File(_) => self.engine.count_framed(text, literal),
+        }
     }
 
     /// Splits `text` with the pre-tokenizer and counts the pieces that end

@@ -18,16 +18,23 @@ use super::{Reason, Selector};
 const MOST_TRIED_WHOLE: usize = 10;
 /// ... when all those payloads hold at most this many bytes in all.
 const MOST_BYTES_TRIED: usize = 64 << 20;
+use crate::chat::Framing;
 use crate::envelope::{Entry, Envelopes};
 
 /// The exact count of `layout`'s payload holding documents `order`, where
-/// `replace` may give another entry for a document (an excerpt or outline).
+/// `replace` may give another entry for a document (an excerpt or outline);
+/// with `frame`, of the whole request holding that payload (SPEC §2.4).
 pub(super) fn count<'e>(
     layout: &'e Envelopes,
+    frame: Option<&Framing>,
     order: &[usize],
     replace: impl Fn(usize) -> Option<&'e Entry>,
 ) -> usize {
-    layout.counter().count(&layout.render_with(order, replace))
+    let payload = layout.render_with(order, replace);
+    match frame {
+        Some(frame) => frame.count_or_note(&payload),
+        None => layout.counter().count(&payload),
+    }
 }
 
 impl Selector<'_> {
@@ -69,7 +76,7 @@ impl Selector<'_> {
         }
         let mut order = self.order.clone();
         order.insert(position, index);
-        count(self.layout, &order, |i| match entry {
+        count(self.layout, self.frame, &order, |i| match entry {
             Some(entry) if i == index => Some(entry),
             _ => self.derived.get(&i),
         })
@@ -87,7 +94,7 @@ impl Selector<'_> {
             let new = with.map_or_else(|| self.layout.counts(index), Entry::counts);
             return self.tally.total_replacing(derived.counts(), new, is_last);
         }
-        count(self.layout, &self.order, |i| {
+        count(self.layout, self.frame, &self.order, |i| {
             if i == index {
                 with
             } else {
@@ -209,7 +216,7 @@ impl Selector<'_> {
                 .collect();
             let mut order = self.order.clone();
             order.extend_from_slice(&chosen);
-            let used = count(self.layout, &order, |_| None);
+            let used = count(self.layout, self.frame, &order, |_| None);
             if used as u64 > self.available {
                 continue;
             }

@@ -356,6 +356,55 @@ impl Engine for HuggingFace {
         added.may_cross(text, Some(&*normalized).filter(|n| *n != text))
     }
 
+    fn special_texts(&self) -> Option<Vec<&str>> {
+        Some(
+            self.added
+                .as_ref()
+                .map(|added| added.special_texts().collect())
+                .unwrap_or_default(),
+        )
+    }
+
+    fn count_framed(&self, text: &str, literal: &[(usize, usize)]) -> Option<usize> {
+        let Some(added) = &self.added else {
+            return Some(self.count(text));
+        };
+        let overlaps =
+            |start: usize, end: usize| literal.iter().any(|&(from, to)| from < end && start < to);
+        // The reference's `extract_and_normalize` with special tokens
+        // matched (see the `added` module), except inside `literal`.
+        self.with_state(|caches, pieces| {
+            let mut count = 0;
+            let keep_raw = |start: usize, end: usize| !overlaps(start, end);
+            for (kind, start, end) in added.split_raw_keeping(text, &keep_raw) {
+                if kind == Split::Token {
+                    count += 1;
+                    continue;
+                }
+                let raw = &text[start..end];
+                let (stretch, origin) = self.normalize_at(raw, start == 0);
+                let same = *stretch == *raw;
+                let touched = overlaps(start, end);
+                if touched && !same && added.normalized_special() {
+                    // Where a normalized special token sits in the raw
+                    // text is not known once the normalizer changed it.
+                    return None;
+                }
+                let keep_normalized =
+                    |a: usize, b: usize| !touched || (same && !overlaps(start + a, start + b));
+                for (kind, a, b) in added.split_normalized_keeping(&stretch, &keep_normalized) {
+                    count += match kind {
+                        Split::Token => 1,
+                        Split::Text => {
+                            self.count_plain(caches, pieces, &stretch[a..b], origin && a == 0)
+                        }
+                    };
+                }
+            }
+            Some(count)
+        })
+    }
+
     fn walk(&self, text: &str, from: usize, mut visit: Visitor<'_, '_>) -> bool {
         let Some(regex) = self.one_split(text) else {
             return false;

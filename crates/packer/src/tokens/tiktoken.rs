@@ -28,6 +28,64 @@ pub(super) fn engine(encoding: Encoding) -> &'static Builtin {
     }
 }
 
+/// The special tokens of `o200k_harmony`, as tiktoken lists them: the
+/// named ones and `<|reserved_N|>` for every other id from 200000 to
+/// 201087.
+pub(super) fn harmony_specials() -> &'static [&'static str] {
+    static SPECIALS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+        let named: [(u32, &str); 9] = [
+            (199_998, "<|startoftext|>"),
+            (199_999, "<|endoftext|>"),
+            (200_002, "<|return|>"),
+            (200_003, "<|constrain|>"),
+            (200_005, "<|channel|>"),
+            (200_006, "<|start|>"),
+            (200_007, "<|end|>"),
+            (200_008, "<|message|>"),
+            (200_012, "<|call|>"),
+        ];
+        let mut all: Vec<&'static str> = named.iter().map(|&(_, text)| text).collect();
+        for id in 200_000..=201_087u32 {
+            if named.iter().all(|&(named_id, _)| named_id != id) {
+                all.push(Box::leak(format!("<|reserved_{id}|>").into_boxed_str()));
+            }
+        }
+        all
+    });
+    &SPECIALS
+}
+
+/// [`harmony_specials`] as a set, for tests against tiktoken-rs.
+#[cfg(test)]
+pub(crate) fn harmony_specials_for_tests() -> std::collections::HashSet<&'static str> {
+    harmony_specials().iter().copied().collect()
+}
+
+/// [`super::Counter::count_framed`] for `o200k_harmony`: tiktoken's
+/// `encode(text, allowed_special="all")`, each special token one token and
+/// the text between counted as ordinary text, except a match overlapping
+/// `literal`, which stays ordinary text.
+pub(super) fn count_harmony(engine: &dyn Engine, text: &str, literal: &[(usize, usize)]) -> usize {
+    use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+    static SEARCH: LazyLock<AhoCorasick> = LazyLock::new(|| {
+        AhoCorasickBuilder::new()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(harmony_specials())
+            .expect("a small set of patterns")
+    });
+    let mut count = 0;
+    let mut from = 0;
+    for found in SEARCH.find_iter(text) {
+        let (start, end) = (found.start(), found.end());
+        if literal.iter().any(|&(a, b)| a < end && start < b) {
+            continue;
+        }
+        count += engine.count(&text[from..start]) + 1;
+        from = end;
+    }
+    count + engine.count(&text[from..])
+}
+
 /// tiktoken's split patterns, with the negative look-ahead `\s+(?!\S)`
 /// rewritten as bpe-openai does: `\s+$` at the end of text, else `\s+\s`
 /// minus its last character (the second pattern is a one-character

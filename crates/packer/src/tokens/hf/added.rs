@@ -91,6 +91,10 @@ pub(super) struct Added {
     normalized_plain: bool,
     /// The edges a token's text could run across (see [`Added::may_cross`]).
     edges: Edges,
+    /// The text of every token marked special, as written in the file.
+    special: Vec<String>,
+    /// Whether some special token is searched in normalized text.
+    normalized_special: bool,
 }
 
 /// What [`Added::may_cross`] looks for at the edges of a text.
@@ -123,6 +127,8 @@ impl Added {
         let mut edges = Edges::default();
         let mut seen = FxHashSet::default();
         let mut seen_normalized: FxHashSet<String> = FxHashSet::default();
+        let mut special = Vec::new();
+        let mut normalized_special = false;
         for token in tokens {
             // The reference ignores empty tokens, and keeps one per text.
             if token.content.is_empty() || !seen.insert(token.content.as_ref()) {
@@ -154,6 +160,10 @@ impl Added {
             }
             if text.is_empty() {
                 continue;
+            }
+            if token.special {
+                special.push(token.content.to_string());
+                normalized_special |= token.normalized;
             }
             edges.note(&text, flags);
             if !token.special {
@@ -195,6 +205,8 @@ impl Added {
             occurs,
             normalized_plain,
             edges,
+            special,
+            normalized_special,
         }))
     }
 
@@ -214,12 +226,43 @@ impl Added {
 
     /// The pieces of raw `text` (step 1 of the module documentation).
     pub(super) fn split_raw(&self, text: &str) -> Vec<(Split, usize, usize)> {
-        find_matches(text, self.raw.as_ref())
+        find_matches(text, self.raw.as_ref(), &|_, _| false)
     }
 
     /// The pieces of a normalized stretch (step 2).
     pub(super) fn split_normalized(&self, text: &str) -> Vec<(Split, usize, usize)> {
-        find_matches(text, self.normalized.as_ref())
+        find_matches(text, self.normalized.as_ref(), &|_, _| false)
+    }
+
+    /// [`Added::split_raw`], where a match of a special token is one token
+    /// (as the reference matches it with `split_special_tokens=False`)
+    /// when `keep_special(start, end)` says so.
+    pub(super) fn split_raw_keeping(
+        &self,
+        text: &str,
+        keep_special: &dyn Fn(usize, usize) -> bool,
+    ) -> Vec<(Split, usize, usize)> {
+        find_matches(text, self.raw.as_ref(), keep_special)
+    }
+
+    /// [`Added::split_normalized`], keeping special matches as
+    /// [`Added::split_raw_keeping`] does.
+    pub(super) fn split_normalized_keeping(
+        &self,
+        text: &str,
+        keep_special: &dyn Fn(usize, usize) -> bool,
+    ) -> Vec<(Split, usize, usize)> {
+        find_matches(text, self.normalized.as_ref(), keep_special)
+    }
+
+    /// The text of every token marked special.
+    pub(super) fn special_texts(&self) -> impl Iterator<Item = &str> {
+        self.special.iter().map(String::as_str)
+    }
+
+    /// Whether some special token is searched in normalized text.
+    pub(super) fn normalized_special(&self) -> bool {
+        self.normalized_special
     }
 
     /// Whether a token's text could run across an edge of `text` when
@@ -287,8 +330,14 @@ fn is_word(c: char) -> bool {
 }
 
 /// The reference's `AddedVocabulary::find_matches`: the pieces of
-/// `sentence`, in order, covering it.
-fn find_matches(sentence: &str, trie: Option<&Trie>) -> Vec<(Split, usize, usize)> {
+/// `sentence`, in order, covering it. A match of a special token is
+/// skipped (`encode_special_tokens`) unless `keep_special` says to keep
+/// the match at those bytes.
+fn find_matches(
+    sentence: &str,
+    trie: Option<&Trie>,
+    keep_special: &dyn Fn(usize, usize) -> bool,
+) -> Vec<(Split, usize, usize)> {
     let Some(trie) = trie.filter(|_| !sentence.is_empty()) else {
         return vec![(Split::Text, 0, sentence.len())];
     };
@@ -297,7 +346,7 @@ fn find_matches(sentence: &str, trie: Option<&Trie>) -> Vec<(Split, usize, usize
     for found in trie.search.find_iter(sentence) {
         let (mut start, mut stop) = (found.start(), found.end());
         let flags = trie.flags[found.pattern().as_usize()];
-        if flags.special {
+        if flags.special && !keep_special(start, stop) {
             continue;
         }
         if flags.single_word {

@@ -1,0 +1,653 @@
+//! A chat template rendered as `transformers`' `apply_chat_template`
+//! renders it: Jinja with `trim_blocks` and `lstrip_blocks`, its
+//! `raise_exception` and `strftime_now`, its `tojson` (Python's
+//! `json.dumps`: key order kept, `", "` and `": "`, non-ASCII written as
+//! is), Python's string and dict methods, and Python's way of printing a
+//! value (`None`, `True`, `['a', 1]`).
+//!
+//! What Jinja2 does and minijinja does not (a `{% generation %}` block, a
+//! Python method `pycompat` lacks) is an error naming the template's line:
+//! refused, never rendered differently.
+
+use std::fmt::Write as _;
+
+use minijinja::value::{Kwargs, ValueKind};
+use minijinja::{ErrorKind, Output, State, Value};
+
+use crate::error::Error;
+
+/// The name the template is kept under.
+const NAME: &str = "chat_template";
+
+/// How many instructions a rendering may run: far more than any chat
+/// template needs for a conversation, and a bound on a hostile one.
+const FUEL: u64 = 50_000_000;
+
+/// What `raise_exception` puts before its message, to tell it from
+/// minijinja's own errors.
+const RAISED: &str = "\u{0}raised:";
+
+/// A compiled template with its globals.
+pub(super) struct Environment {
+    environment: minijinja::Environment<'static>,
+    source: String,
+}
+
+impl Environment {
+    /// Compiles `source`; `globals` are the special tokens and the
+    /// request's template arguments; `now` is what `strftime_now` formats
+    /// (seconds since 1970, UTC).
+    pub(super) fn new(
+        source: String,
+        globals: Vec<(String, Value)>,
+        now: i64,
+    ) -> Result<Environment, Error> {
+        let mut environment = minijinja::Environment::new();
+        environment.set_trim_blocks(true);
+        environment.set_lstrip_blocks(true);
+        environment.set_keep_trailing_newline(false);
+        environment.set_fuel(Some(FUEL));
+        environment
+            .set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+        environment.set_formatter(python_formatter);
+        environment.add_filter("tojson", tojson);
+        environment.add_function("raise_exception", raise_exception);
+        environment.add_function("strftime_now", move |format: String| strftime(now, &format));
+        for (name, value) in globals {
+            environment.add_global(name, value);
+        }
+        environment
+            .add_template_owned(NAME, source.clone())
+            .map_err(|e| template_error(&e, &source))?;
+        Ok(Environment {
+            environment,
+            source,
+        })
+    }
+
+    /// The template's text.
+    pub(super) fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Renders the template with these variables.
+    pub(super) fn render(
+        &self,
+        messages: Value,
+        tools: Value,
+        add_generation_prompt: bool,
+        arguments: &[(String, Value)],
+    ) -> Result<String, Error> {
+        let template = self
+            .environment
+            .get_template(NAME)
+            .map_err(|e| template_error(&e, &self.source))?;
+        let mut context: Vec<(String, Value)> = arguments.to_vec();
+        context.push(("messages".into(), messages));
+        context.push(("tools".into(), tools));
+        context.push(("documents".into(), Value::from(())));
+        context.push((
+            "add_generation_prompt".into(),
+            Value::from(add_generation_prompt),
+        ));
+        template
+            .render(Value::from_iter(context))
+            .map_err(|e| template_error(&e, &self.source))
+    }
+}
+
+/// A minijinja error as `invalid-chat-template`, naming the line: the
+/// template's own words for `raise_exception` when they are written in the
+/// template, else minijinja's kind of error (never text of the request).
+fn template_error(error: &minijinja::Error, source: &str) -> Error {
+    let line = error
+        .line()
+        .map(|line| format!(" at line {line}"))
+        .unwrap_or_default();
+    let detail = error.detail().unwrap_or_default();
+    let problem = if let Some(message) = detail.strip_prefix(RAISED) {
+        if !message.is_empty() && source.contains(message) {
+            let shown: String = message.chars().take(200).collect();
+            format!("raises an exception{line}: {shown}")
+        } else {
+            format!(
+                "raises an exception{line} (its text is not shown: it holds text from the request)"
+            )
+        }
+    } else if error.kind() == ErrorKind::SyntaxError {
+        format!("does not parse{line}: {}", plain_detail(detail))
+    } else {
+        format!(
+            "fails{line}: {}{}; packer renders templates as transformers does and refuses what \
+             its Jinja engine cannot render",
+            error.kind(),
+            if detail.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", plain_detail(detail))
+            }
+        )
+    };
+    Error::InvalidChatTemplate { problem }
+}
+
+/// minijinja's detail, cut short: it names template constructs, not data.
+fn plain_detail(detail: &str) -> String {
+    detail.chars().take(160).collect()
+}
+
+fn raise_exception(message: String) -> Result<Value, minijinja::Error> {
+    Err(minijinja::Error::new(
+        ErrorKind::InvalidOperation,
+        format!("{RAISED}{message}"),
+    ))
+}
+
+/// Printing a value as Jinja2 prints it: Python's `str()`.
+fn python_formatter(
+    out: &mut Output,
+    state: &State,
+    value: &Value,
+) -> Result<(), minijinja::Error> {
+    match value.kind() {
+        ValueKind::Undefined => Ok(()),
+        ValueKind::None | ValueKind::Bool | ValueKind::Seq | ValueKind::Map => out
+            .write_str(&python_repr(value))
+            .map_err(|_| minijinja::Error::new(ErrorKind::WriteFailure, "cannot write")),
+        ValueKind::Number if value.as_i64().is_none() && !value.is_integer() => out
+            .write_str(&python_repr(value))
+            .map_err(|_| minijinja::Error::new(ErrorKind::WriteFailure, "cannot write")),
+        _ => minijinja::escape_formatter(out, state, value),
+    }
+}
+
+/// Python's `repr()` of a value from JSON (a string inside a list, say).
+fn python_repr(value: &Value) -> String {
+    match value.kind() {
+        ValueKind::Undefined | ValueKind::None => "None".into(),
+        ValueKind::Bool => if value.is_true() { "True" } else { "False" }.into(),
+        ValueKind::Number => match f64::try_from(value.clone()) {
+            Ok(float) if !value.is_integer() => python_float(float),
+            _ => value.to_string(),
+        },
+        ValueKind::String => python_string(value.as_str().unwrap_or_default()),
+        ValueKind::Seq => {
+            let items: Vec<String> = value
+                .try_iter()
+                .into_iter()
+                .flatten()
+                .map(|v| python_repr(&v))
+                .collect();
+            format!("[{}]", items.join(", "))
+        }
+        ValueKind::Map => {
+            let items: Vec<String> = value
+                .try_iter()
+                .into_iter()
+                .flatten()
+                .map(|key| {
+                    let item = value.get_item(&key).unwrap_or_default();
+                    format!("{}: {}", python_repr(&key), python_repr(&item))
+                })
+                .collect();
+            format!("{{{}}}", items.join(", "))
+        }
+        _ => value.to_string(),
+    }
+}
+
+/// Python's `repr()` of a string.
+fn python_string(text: &str) -> String {
+    let quote = if text.contains('\'') && !text.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push(quote);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// Python's `repr()` of a float: the shortest digits that read back,
+/// written in fixed notation when the exponent is from -4 to 15, else as
+/// `1e+16`.
+pub(super) fn python_float(value: f64) -> String {
+    if value.is_nan() {
+        return "NaN".into();
+    }
+    if value.is_infinite() {
+        return if value > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    let scientific = format!("{value:e}");
+    let (mantissa, exponent) = scientific.split_once('e').expect("`{:e}` writes an e");
+    let exponent: i32 = exponent.parse().expect("an integer exponent");
+    let negative = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let sign = if negative { "-" } else { "" };
+    if (-4..16).contains(&exponent) {
+        if exponent >= 0 {
+            let whole = exponent as usize + 1;
+            let (int, frac) = if digits.len() > whole {
+                (digits[..whole].to_owned(), digits[whole..].to_owned())
+            } else {
+                (format!("{digits:0<whole$}"), "0".to_owned())
+            };
+            format!("{sign}{int}.{frac}")
+        } else {
+            let zeros = "0".repeat((-exponent - 1) as usize);
+            format!("{sign}0.{zeros}{digits}")
+        }
+    } else {
+        let (first, rest) = digits.split_at(1);
+        let rest = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
+        let exponent_sign = if exponent < 0 { '-' } else { '+' };
+        format!("{sign}{first}{rest}e{exponent_sign}{:02}", exponent.abs())
+    }
+}
+
+/// `transformers`' `tojson`: `json.dumps(x, ensure_ascii=False, indent=...,
+/// separators=..., sort_keys=...)`.
+fn tojson(value: Value, kwargs: Kwargs) -> Result<Value, minijinja::Error> {
+    let indent: Option<Value> = kwargs.get("indent")?;
+    let separators: Option<Value> = kwargs.get("separators")?;
+    let sort_keys: Option<bool> = kwargs.get("sort_keys")?;
+    let ensure_ascii: Option<bool> = kwargs.get("ensure_ascii")?;
+    kwargs.assert_all_used()?;
+    let indent = match indent {
+        None => None,
+        Some(v) if v.is_none() => None,
+        Some(v) => match v.kind() {
+            ValueKind::Number => Some(" ".repeat(i64::try_from(v).unwrap_or(0).max(0) as usize)),
+            ValueKind::String => Some(v.as_str().unwrap_or_default().to_owned()),
+            _ => {
+                return Err(minijinja::Error::new(
+                    ErrorKind::InvalidOperation,
+                    "tojson's indent must be a number or a string",
+                ));
+            }
+        },
+    };
+    let (item, key) = match separators {
+        Some(v) if !v.is_none() => {
+            let parts: Vec<String> = v
+                .try_iter()?
+                .map(|p| p.as_str().unwrap_or_default().to_owned())
+                .collect();
+            match parts.as_slice() {
+                [item, key] => (item.clone(), key.clone()),
+                _ => {
+                    return Err(minijinja::Error::new(
+                        ErrorKind::InvalidOperation,
+                        "tojson's separators must be two strings",
+                    ));
+                }
+            }
+        }
+        _ if indent.is_some() => (",".to_owned(), ": ".to_owned()),
+        _ => (", ".to_owned(), ": ".to_owned()),
+    };
+    let style = Json {
+        indent,
+        item,
+        key,
+        sort_keys: sort_keys.unwrap_or(false),
+        ensure_ascii: ensure_ascii.unwrap_or(false),
+    };
+    let mut out = String::new();
+    style.write(&value, 0, &mut out)?;
+    Ok(Value::from(out))
+}
+
+/// How `json.dumps` was asked to write.
+struct Json {
+    indent: Option<String>,
+    item: String,
+    key: String,
+    sort_keys: bool,
+    ensure_ascii: bool,
+}
+
+impl Json {
+    fn write(&self, value: &Value, depth: usize, out: &mut String) -> Result<(), minijinja::Error> {
+        match value.kind() {
+            ValueKind::None => out.push_str("null"),
+            ValueKind::Bool => out.push_str(if value.is_true() { "true" } else { "false" }),
+            ValueKind::Number => {
+                if value.is_integer() {
+                    out.push_str(&value.to_string());
+                } else {
+                    out.push_str(&python_float(f64::try_from(value.clone())?));
+                }
+            }
+            ValueKind::String => self.string(value.as_str().unwrap_or_default(), out),
+            ValueKind::Seq => {
+                let items: Vec<Value> = value.try_iter()?.collect();
+                if items.is_empty() {
+                    out.push_str("[]");
+                    return Ok(());
+                }
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(&self.item);
+                    }
+                    self.newline(depth + 1, out);
+                    self.write(item, depth + 1, out)?;
+                }
+                self.newline(depth, out);
+                out.push(']');
+            }
+            ValueKind::Map => {
+                let mut keys: Vec<Value> = value.try_iter()?.collect();
+                if keys.is_empty() {
+                    out.push_str("{}");
+                    return Ok(());
+                }
+                if self.sort_keys {
+                    keys.sort_by_key(|key| key.to_string());
+                }
+                out.push('{');
+                for (i, key) in keys.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(&self.item);
+                    }
+                    self.newline(depth + 1, out);
+                    match key.as_str() {
+                        Some(text) => self.string(text, out),
+                        None => self.string(&key.to_string(), out),
+                    }
+                    out.push_str(&self.key);
+                    self.write(&value.get_item(key)?, depth + 1, out)?;
+                }
+                self.newline(depth, out);
+                out.push('}');
+            }
+            _ => {
+                return Err(minijinja::Error::new(
+                    ErrorKind::InvalidOperation,
+                    "tojson met a value that is not JSON (an undefined value, say)",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn newline(&self, depth: usize, out: &mut String) {
+        if let Some(indent) = &self.indent {
+            out.push('\n');
+            for _ in 0..depth {
+                out.push_str(indent);
+            }
+        }
+    }
+
+    /// A JSON string as Python writes it.
+    fn string(&self, text: &str, out: &mut String) {
+        out.push('"');
+        for c in text.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\u{8}' => out.push_str("\\b"),
+                '\u{c}' => out.push_str("\\f"),
+                c if (c as u32) < 0x20 => {
+                    let _ = write!(out, "\\u{:04x}", c as u32);
+                }
+                c if self.ensure_ascii && !c.is_ascii() => {
+                    let mut units = [0u16; 2];
+                    for unit in c.encode_utf16(&mut units) {
+                        let _ = write!(out, "\\u{unit:04x}");
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+    }
+}
+
+/// C's `strftime` for the conversions chat templates use, at `now`
+/// (seconds since 1970, UTC); others are left as written.
+fn strftime(now: i64, format: &str) -> String {
+    const MONTHS: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    const DAYS: [&str; 7] = [
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+    ];
+    let days = now.div_euclid(86_400);
+    let seconds = now.rem_euclid(86_400);
+    let (year, month, day) = civil_from_days(days);
+    let weekday = (days + 3).rem_euclid(7) as usize; // 1970-01-01 was a Thursday.
+    let (hour, minute, second) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
+    let day_of_year = days - days_from_civil(year, 1, 1) + 1;
+    let mut out = String::new();
+    let mut chars = format.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let mut spec = chars.next();
+        let unpadded = spec == Some('-');
+        if unpadded {
+            spec = chars.next();
+        }
+        let number = |n: i64, width: usize| {
+            if unpadded {
+                n.to_string()
+            } else {
+                format!("{n:0width$}")
+            }
+        };
+        match spec {
+            Some('Y') => out.push_str(&year.to_string()),
+            Some('y') => out.push_str(&number(year.rem_euclid(100), 2)),
+            Some('m') => out.push_str(&number(month, 2)),
+            Some('d') => out.push_str(&number(day, 2)),
+            Some('e') => out.push_str(&format!("{day:>2}")),
+            Some('H') => out.push_str(&number(hour, 2)),
+            Some('I') => out.push_str(&number((hour + 11) % 12 + 1, 2)),
+            Some('M') => out.push_str(&number(minute, 2)),
+            Some('S') => out.push_str(&number(second, 2)),
+            Some('p') => out.push_str(if hour < 12 { "AM" } else { "PM" }),
+            Some('j') => out.push_str(&number(day_of_year, 3)),
+            Some('B') => out.push_str(MONTHS[(month - 1) as usize]),
+            Some('b') | Some('h') => out.push_str(&MONTHS[(month - 1) as usize][..3]),
+            Some('A') => out.push_str(DAYS[weekday]),
+            Some('a') => out.push_str(&DAYS[weekday][..3]),
+            Some('%') => out.push('%'),
+            Some(other) => {
+                out.push('%');
+                if unpadded {
+                    out.push('-');
+                }
+                out.push(other);
+            }
+            None => out.push('%'),
+        }
+    }
+    out
+}
+
+/// The (year, month, day) of a day counted from 1970-01-01 (Howard
+/// Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// The day, counted from 1970-01-01, of a date.
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let yoe = year.rem_euclid(400);
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_print_as_python_prints_them() {
+        let cases = [
+            (1.0, "1.0"),
+            (0.5, "0.5"),
+            (1e16, "1e+16"),
+            (1.5e-7, "1.5e-07"),
+            (0.0001, "0.0001"),
+            (123456.789, "123456.789"),
+            (-2.5, "-2.5"),
+            (1e15, "1000000000000000.0"),
+            (1.2345678901234568e17, "1.2345678901234568e+17"),
+            (0.0, "0.0"),
+        ];
+        for (value, python) in cases {
+            assert_eq!(python_float(value), python, "{value}");
+        }
+    }
+
+    #[test]
+    fn dates_are_the_civil_calendar() {
+        // 2026-12-03 12:34:56 UTC, a Thursday.
+        let now = 1_796_301_296;
+        assert_eq!(strftime(now, "%Y-%m-%d"), "2026-12-03");
+        assert_eq!(strftime(now, "%d %b %Y"), "03 Dec 2026");
+        assert_eq!(
+            strftime(now, "%-d %B %Y, %A %H:%M:%S %j"),
+            "3 December 2026, Thursday 12:34:56 337"
+        );
+        assert_eq!(strftime(0, "%Y-%m-%d %a"), "1970-01-01 Thu");
+        assert_eq!(strftime(951_782_400, "%Y-%m-%d"), "2000-02-29");
+    }
+
+    fn render(source: &str, context: Value) -> Result<String, Error> {
+        let environment = Environment::new(source.into(), Vec::new(), 0)?;
+        let template = environment.environment.get_template(NAME).unwrap();
+        template
+            .render(context)
+            .map_err(|e| template_error(&e, &environment.source))
+    }
+
+    #[test]
+    fn tojson_writes_as_python_json_dumps() {
+        let value: Value = serde_json::from_str(
+            r#"{"b": 1, "a": [1.0, "x<y>&'é", null, true], "c": {}, "d": []}"#,
+        )
+        .unwrap();
+        let context = Value::from_iter([("v", value)]);
+        assert_eq!(
+            render("{{ v|tojson }}", context.clone()).unwrap(),
+            r#"{"b": 1, "a": [1.0, "x<y>&'é", null, true], "c": {}, "d": []}"#
+        );
+        assert_eq!(
+            render("{{ v|tojson(indent=2) }}", context.clone()).unwrap(),
+            "{\n  \"b\": 1,\n  \"a\": [\n    1.0,\n    \"x<y>&'é\",\n    null,\n    true\n  ],\n  \"c\": {},\n  \"d\": []\n}"
+        );
+        assert_eq!(
+            render("{{ v|tojson(sort_keys=true, ensure_ascii=true) }}", context).unwrap(),
+            r#"{"a": [1.0, "x<y>&'\u00e9", null, true], "b": 1, "c": {}, "d": []}"#
+        );
+    }
+
+    #[test]
+    fn values_print_as_python_prints_them() {
+        let value: Value = serde_json::from_str(r#"[null, true, "it's", 2, 0.5]"#).unwrap();
+        let context = Value::from_iter([("v", value)]);
+        assert_eq!(
+            render("{{ v }} {{ v[0] }} {{ v[1] }} {{ v[4] }}", context).unwrap(),
+            r#"[None, True, "it's", 2, 0.5] None True 0.5"#
+        );
+    }
+
+    #[test]
+    fn blocks_are_trimmed_as_transformers_sets_jinja() {
+        let source = "{% for m in ms %}\n    {{ m }}\n{% endfor %}\n";
+        let context = Value::from_iter([("ms", Value::from(vec!["a", "b"]))]);
+        assert_eq!(render(source, context).unwrap(), "    a\n    b\n");
+    }
+
+    #[test]
+    fn python_methods_and_exceptions() {
+        let context = Value::from_iter([("s", Value::from("  Hi there  "))]);
+        assert_eq!(
+            render(
+                "{{ s.strip() }}|{{ s.lstrip() }}|{{ s.startswith('  H') }}|{{ s.split()[-1] }}",
+                context.clone()
+            )
+            .unwrap(),
+            "Hi there|Hi there  |True|there"
+        );
+        let error = render(
+            "line one\n{{ raise_exception('Roles must alternate') }}",
+            context.clone(),
+        )
+        .unwrap_err();
+        assert_eq!(error.code(), "invalid-chat-template");
+        assert_eq!(
+            error.to_string(),
+            "the chat template raises an exception at line 2: Roles must alternate"
+        );
+        // A message built from the request's text is not shown.
+        let error = render("{{ raise_exception('bad: ' + s) }}", context.clone()).unwrap_err();
+        assert!(!error.to_string().contains("Hi there"), "{error}");
+        let error = render("{% generation %}x{% endgeneration %}", context).unwrap_err();
+        assert!(
+            error.to_string().contains("does not parse at line 1"),
+            "{error}"
+        );
+    }
+}
