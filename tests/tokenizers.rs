@@ -882,3 +882,64 @@ fn requests_are_refused_where_the_framing_is_unknown_or_the_reservation_given() 
     assert!(stderr.contains("error[invalid-chat-request]"), "{stderr}");
     assert!(!stderr.contains("SECRET"), "{stderr}");
 }
+
+#[derive(Deserialize)]
+struct RequestVectors {
+    family: String,
+    tokenizer: String,
+    today: String,
+    cases: Vec<RequestCase>,
+    #[serde(rename = "specialInContent")]
+    special_in_content: Vec<RequestCase>,
+}
+
+#[derive(Deserialize)]
+struct RequestCase {
+    name: String,
+    /// As written: key order matters to `tojson`.
+    request: Box<serde_json::value::RawValue>,
+    payload: String,
+    text: String,
+    tokens: usize,
+}
+
+/// Midnight UTC of a `YYYY-MM-DD` date, in seconds since 1970.
+fn midnight(date: &str) -> i64 {
+    let parts: Vec<i64> = date.split('-').map(|p| p.parse().unwrap()).collect();
+    let (y, m, d) = (parts[0], parts[1], parts[2]);
+    let (y, m) = if m <= 2 { (y - 1, m + 12) } else { (y, m) };
+    let days = 365 * y + y / 4 - y / 100 + y / 400 + (153 * (m - 3) + 2) / 5 + d - 719_469;
+    days * 86_400
+}
+
+#[test]
+fn chat_requests_render_and_count_as_transformers_does() {
+    use packer::chat::{ChatRequest, ChatTemplate, Framing};
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/requests");
+    let mut checked = 0;
+    for family in ["qwen3", "gpt-oss"] {
+        let text = std::fs::read_to_string(folder.join(format!("{family}-vectors.json"))).unwrap();
+        let vectors: RequestVectors = serde_json::from_str(&text).unwrap();
+        assert_eq!(vectors.family, family);
+        let counter = if vectors.tokenizer == "o200k_harmony" {
+            Counter::new(packer::Encoding::O200kHarmony)
+        } else {
+            Counter::with_tokenizer(tokenizer("qwen3"))
+        };
+        let config = std::fs::read(folder.join(format!("{family}-tokenizer_config.json"))).unwrap();
+        let template = ChatTemplate::from_bytes(&config).unwrap();
+        let now = midnight(&vectors.today);
+        for case in vectors.cases.iter().chain(&vectors.special_in_content) {
+            let request = ChatRequest::from_bytes(case.request.get().as_bytes())
+                .unwrap_or_else(|e| panic!("{family} {}: {e}", case.name));
+            let framing = Framing::new(request, &template, counter, now).unwrap();
+            let rendered = framing
+                .render(&case.payload)
+                .unwrap_or_else(|e| panic!("{family} {}: {e}", case.name));
+            assert_eq!(rendered.text, case.text, "{family} {}", case.name);
+            assert_eq!(rendered.tokens, case.tokens, "{family} {}", case.name);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 37, "{checked}");
+}
