@@ -1126,3 +1126,61 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    /// With a chat request (SPEC §2.4, gpt-oss's template): the whole
+    /// rendered request never exceeds the budget, and its count is
+    /// tiktoken's — the template's special tokens as tokens, the payload
+    /// (which may hold `<|endoftext|>`) as ordinary text.
+    #[test]
+    fn chat_requests_never_exceed_the_budget_and_count_exactly(
+        documents in documents(8),
+        available in 0u64..900,
+        policy in select(&Policy::ALL[..]),
+        layout in layout(),
+        notes in notes(),
+    ) {
+        use packer::chat::ChatRequest;
+        let mut fixture = fixture(documents, Encoding::O200kHarmony, available);
+        fixture.budget = PartialBudget {
+            context_tokens: Some(available + 20),
+            reserved_other_input_tokens: Some(0),
+            reserved_output_tokens: Some(15),
+            safety_tokens: Some(5),
+        };
+        let chat = packer::Chat {
+            request: ChatRequest::from_bytes(
+                br#"{"messages": [{"role": "system", "content": "Be brief."},
+                                  {"role": "user", "content": "{{packer:documents}}"}]}"#,
+            )
+            .unwrap(),
+            template: None,
+            now: 0,
+        };
+        let request = Request { chat: Some(chat), ..request(policy, layout, notes) };
+        let Ok(outcome) = packer::pack(&fixture, &request) else {
+            return Ok(());
+        };
+        let plan = &outcome.plan;
+        let rendered = plan.request.as_ref().unwrap();
+        prop_assert!(rendered.tokens as u64 <= available);
+        let text = &rendered.text;
+        let start = text.rfind("<|start|>user<|message|>").unwrap() + "<|start|>user<|message|>".len();
+        let end = start + plan.payload_text.len();
+        prop_assert_eq!(&text[start..end], plan.payload_text.as_str());
+        let o = oracle(Encoding::O200kHarmony);
+        let all = o.special_tokens();
+        let count = o.encode(&text[..start], &all).unwrap().0.len()
+            + o.encode_ordinary(&text[start..end]).len()
+            + o.encode(&text[end..], &all).unwrap().0.len();
+        prop_assert_eq!(rendered.tokens, count);
+        prop_assert_eq!(plan.used_tokens, o.encode_ordinary(&plan.payload_text).len());
+        for decision in &plan.decisions {
+            if decision.reason == Reason::WholeDocumentDoesNotFit {
+                prop_assert!(decision.needed_tokens > decision.free_tokens as i64);
+            }
+        }
+    }
+}
