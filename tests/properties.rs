@@ -1160,8 +1160,13 @@ proptest! {
             now: 0,
         };
         let request = Request { chat: Some(chat), ..request(policy, layout, notes) };
-        let Ok(outcome) = packer::pack(&fixture, &request) else {
-            return Ok(());
+        let outcome = match packer::pack(&fixture, &request) {
+            Ok(outcome) => outcome,
+            Err(failure) => {
+                // Only a budget too small: never a count that disagrees.
+                prop_assert!(failure.does_not_fit().is_some(), "{}", failure.error());
+                return Ok(());
+            }
         };
         let plan = &outcome.plan;
         let rendered = plan.request.as_ref().unwrap();
@@ -1182,5 +1187,82 @@ proptest! {
                 prop_assert!(decision.needed_tokens > decision.free_tokens as i64);
             }
         }
+    }
+}
+
+/// Qwen3's tokenizer file and its chat template (tests/data/requests).
+fn qwen3_chat() -> (Tokenizer, packer::chat::ChatTemplate) {
+    static LOADED: LazyLock<(Tokenizer, packer::chat::ChatTemplate)> = LazyLock::new(|| {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let raw =
+            std::fs::read(root.join("tests/data/tokenizers/qwen3-tokenizer.json.gz")).unwrap();
+        let mut bytes = Vec::new();
+        flate2::read::GzDecoder::new(&raw[..])
+            .read_to_end(&mut bytes)
+            .unwrap();
+        let tokenizer = Tokenizer::from_bytes("qwen3-tokenizer.json", &bytes).unwrap();
+        let config =
+            std::fs::read(root.join("tests/data/requests/qwen3-tokenizer_config.json")).unwrap();
+        (
+            tokenizer,
+            packer::chat::ChatTemplate::from_bytes(&config).unwrap(),
+        )
+    });
+    LOADED.clone()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// With a tokenizer file's chat template (Qwen3): the request the
+    /// selection counted piece by piece is the one rendered and counted
+    /// whole (a difference would be an `internal` error), within the budget.
+    #[test]
+    fn chat_requests_with_a_tokenizer_file_count_as_rendered_whole(
+        documents in documents(8),
+        available in 0u64..900,
+        policy in select(&Policy::ALL[..]),
+        layout in layout(),
+        notes in notes(),
+    ) {
+        use packer::chat::{ChatRequest, Framing};
+        let (tokenizer, template) = qwen3_chat();
+        let mut fixture = fixture(documents, Encoding::Cl100kBase, available);
+        fixture.budget = PartialBudget {
+            context_tokens: Some(available),
+            reserved_other_input_tokens: Some(0),
+            reserved_output_tokens: Some(0),
+            safety_tokens: Some(0),
+        };
+        let conversation = br#"{"messages": [{"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "Docs: {{packer:documents}} - which?"}]}"#;
+        let chat = packer::Chat {
+            request: ChatRequest::from_bytes(conversation).unwrap(),
+            template: Some(template.clone()),
+            now: 0,
+        };
+        let request = Request {
+            tokenizer: Some(tokenizer),
+            chat: Some(chat),
+            ..request(policy, layout, notes)
+        };
+        let outcome = match packer::pack(&fixture, &request) {
+            Ok(outcome) => outcome,
+            Err(failure) => {
+                prop_assert!(failure.does_not_fit().is_some(), "{}", failure.error());
+                return Ok(());
+            }
+        };
+        let plan = &outcome.plan;
+        let rendered = plan.request.as_ref().unwrap();
+        prop_assert!(rendered.tokens as u64 <= available);
+        let framing = Framing::new(
+            ChatRequest::from_bytes(conversation).unwrap(),
+            &template,
+            Counter::with_tokenizer(tokenizer),
+            0,
+        )
+        .unwrap();
+        prop_assert_eq!(&framing.render(&plan.payload_text).unwrap(), rendered);
     }
 }

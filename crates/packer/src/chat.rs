@@ -38,7 +38,7 @@ use minijinja::Value;
 use minijinja::value::ValueKind;
 
 use crate::error::Error;
-use crate::tokens::{Counter, Encoding};
+use crate::tokens::{Counter, Encoding, Stretch};
 
 /// Where the payload goes: the one place in one message's text.
 pub const PLACEHOLDER: &str = "{{packer:documents}}";
@@ -462,6 +462,8 @@ pub struct Framing {
     specials: Option<AhoCorasick>,
     /// The first failure while counting during a selection.
     failure: Mutex<Option<Error>>,
+    /// See [`Framing::frame`].
+    frame: std::sync::OnceLock<Option<(String, String)>>,
 }
 
 impl std::fmt::Debug for Framing {
@@ -524,6 +526,7 @@ impl Framing {
             counter,
             specials,
             failure: Mutex::new(None),
+            frame: std::sync::OnceLock::new(),
         })
     }
 
@@ -681,6 +684,79 @@ impl Framing {
                 usize::MAX / 4
             }
         }
+    }
+
+    /// [`Framing::count_or_note`], where `stretch` may count the ordinary
+    /// stretch of the rendered request that holds the payload from what it
+    /// knows of the payload's pieces (see
+    /// [`crate::Counter::count_framed_around`]). Exact either way: where the
+    /// shortcut does not apply (special-token text in a string, a payload
+    /// the template does not write once and as it is), the request is
+    /// counted whole.
+    pub(crate) fn count_or_note_with(&self, payload: &str, stretch: Stretch<'_>) -> usize {
+        match self.count_around(payload, stretch) {
+            Ok(Some(tokens)) => tokens,
+            Ok(None) => self.count_or_note(payload),
+            Err(error) => {
+                let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
+                failure.get_or_insert(error);
+                usize::MAX / 4
+            }
+        }
+    }
+
+    fn count_around(&self, payload: &str, stretch: Stretch<'_>) -> Result<Option<usize>, Error> {
+        if payload.is_empty() {
+            return Ok(None);
+        }
+        if let Some(search) = &self.specials
+            && (search.is_match(payload)
+                || any_string(&self.request.messages, search)
+                || any_string(&self.request.tools, search)
+                || self
+                    .request
+                    .arguments
+                    .iter()
+                    .any(|(_, value)| any_string(value, search)))
+        {
+            return Ok(None);
+        }
+        let Some((before, after)) = self.frame() else {
+            return Ok(None);
+        };
+        let text = self.render_marked(payload, None)?;
+        // The payload is where the stand-in was, and nothing else changed.
+        let at = before.len();
+        let same = text.len() == at + payload.len() + after.len()
+            && text.starts_with(before.as_str())
+            && text.ends_with(after.as_str())
+            && text.as_bytes()[at..at + payload.len()] == *payload.as_bytes();
+        if !same {
+            return Ok(None);
+        }
+        Ok(self
+            .counter
+            .count_framed_around(&text, (at, at + payload.len()), stretch))
+    }
+
+    /// The request rendered around a stand-in payload, cut where the
+    /// stand-in is: `None` when the template does not write it exactly
+    /// once, as it is.
+    fn frame(&self) -> Option<&(String, String)> {
+        self.frame
+            .get_or_init(|| {
+                let stand_in = "\u{FDD0}packer:payload\u{FDD1}";
+                let text = self.render_marked(stand_in, None).ok()?;
+                let at = text.find(stand_in)?;
+                if text[at + stand_in.len()..].contains(stand_in) {
+                    return None;
+                }
+                Some((
+                    text[..at].to_owned(),
+                    text[at + stand_in.len()..].to_owned(),
+                ))
+            })
+            .as_ref()
     }
 
     /// The first failure [`Framing::count_or_note`] met, if any.

@@ -895,6 +895,33 @@ impl Envelopes {
             .unwrap_or_else(|| counter.count(text))
     }
 
+    /// The exact count of `text`, which holds a payload rendered by
+    /// [`Envelopes::render_parts`] (with `parts`) from byte `at`: the
+    /// entries' remembered pieces stand for theirs, as in
+    /// [`Envelopes::recount`]. `None` when that does not apply; count
+    /// `text` whole then.
+    pub(crate) fn count_holding(
+        &self,
+        text: &str,
+        at: usize,
+        parts: &[(usize, &Entry)],
+    ) -> Option<usize> {
+        let same_bytes = parts.iter().all(|&(start, entry)| {
+            let len = entry.known.len();
+            text.as_bytes().get(at + start..at + start + len) == Some(&entry.text.as_bytes()[..len])
+        });
+        if !same_bytes {
+            return None;
+        }
+        // The last entry is split afresh: what follows it in `text` is not
+        // what followed it when its pieces were remembered.
+        let spans: Vec<(usize, &Known)> = parts[..parts.len().saturating_sub(1)]
+            .iter()
+            .map(|&(start, entry)| (at + start, &entry.known))
+            .collect();
+        self.entries.counter.count_with_known(text, &spans)
+    }
+
     fn ending(&self, shown: usize, more: usize) -> Ending {
         match (&self.omitted, shown, more) {
             (None, _, _) => Ending::Plain,

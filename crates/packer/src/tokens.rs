@@ -219,7 +219,22 @@ pub(crate) trait Engine: Send + Sync {
     fn count_framed(&self, _text: &str, _literal: &[(usize, usize)]) -> Option<usize> {
         None
     }
+
+    /// See [`Counter::count_framed_around`].
+    fn count_framed_around(
+        &self,
+        _text: &str,
+        _hole: (usize, usize),
+        _stretch: Stretch<'_>,
+    ) -> Option<usize> {
+        None
+    }
 }
+
+/// Counts the ordinary stretch of a rendered request that holds the
+/// payload: the stretch, and where the payload starts in it; `None` to
+/// have it counted whole instead.
+pub(crate) type Stretch<'a> = &'a dyn Fn(&str, usize) -> Option<usize>;
 
 /// Exact ordinary-text counting with one encoding or tokenizer file.
 ///
@@ -360,6 +375,30 @@ impl Counter {
             }
             Source::Builtin(_) => None,
             Source::File(_) => self.engine.count_framed(text, literal),
+        }
+    }
+
+    /// [`Counter::count_framed`] of `text` with no message text holding a
+    /// special token's text, where bytes `hole` (the payload) are counted
+    /// by `stretch`: the text is split at its special tokens as
+    /// `count_framed` splits it, each piece is counted as there, and the
+    /// one ordinary stretch that holds the whole hole goes to `stretch`
+    /// (with the hole's offset in it), which may count it faster from what
+    /// it knows of the payload. `None` when the hole is not inside one
+    /// ordinary stretch, or the tokenizer's special tokens take what is
+    /// beside them or are matched after normalization: count whole then.
+    pub(crate) fn count_framed_around(
+        &self,
+        text: &str,
+        hole: (usize, usize),
+        stretch: Stretch<'_>,
+    ) -> Option<usize> {
+        match self.source {
+            Source::Builtin(Encoding::O200kHarmony) => {
+                tiktoken::count_harmony_around(self.engine, text, hole, stretch)
+            }
+            Source::Builtin(_) => None,
+            Source::File(_) => self.engine.count_framed_around(text, hole, stretch),
         }
     }
 

@@ -30,10 +30,14 @@ pub(super) fn count<'e>(
     order: &[usize],
     replace: impl Fn(usize) -> Option<&'e Entry>,
 ) -> usize {
-    let payload = layout.render_with(order, replace);
     match frame {
-        Some(frame) => frame.count_or_note(&payload),
-        None => layout.counter().count(&payload),
+        Some(frame) => {
+            let (payload, parts) = layout.render_parts(order, replace);
+            frame.count_or_note_with(&payload, &|stretch, at| {
+                layout.count_holding(stretch, at, &parts)
+            })
+        }
+        None => layout.counter().count(&layout.render_with(order, replace)),
     }
 }
 

@@ -63,7 +63,7 @@ use super::pretokenize::{
     Behavior, PrependScheme, SplitRegex, Stage, count_before_piece_at, for_each_piece,
     split_ranges, splitting_of,
 };
-use super::{Engine, Splitting};
+use super::{Engine, Splitting, Stretch};
 use crate::error::Error;
 use crate::tokens::bpe::{Pieces, with_state};
 use added::{Added, AddedToken, Split};
@@ -397,6 +397,63 @@ impl Engine for HuggingFace {
                         Split::Token => 1,
                         Split::Text => {
                             self.count_plain(caches, pieces, &stretch[a..b], origin && a == 0)
+                        }
+                    };
+                }
+            }
+            Some(count)
+        })
+    }
+
+    fn count_framed_around(
+        &self,
+        text: &str,
+        hole: (usize, usize),
+        stretch: Stretch<'_>,
+    ) -> Option<usize> {
+        let Some(added) = &self.added else {
+            let (normalized, _) = self.normalize_at(text, true);
+            if *normalized != *text || self.splitting != Splitting::Tiktoken {
+                return None;
+            }
+            return Some(stretch(text, hole.0).unwrap_or_else(|| self.count(text)));
+        };
+        let pieces = added.split_raw_keeping(text, &|_, _| true);
+        let holder = pieces.iter().position(|&(kind, start, end)| {
+            kind == Split::Text && start <= hole.0 && hole.1 <= end
+        })?;
+        // The holder's count from what `stretch` knows, asked before this
+        // engine's state is borrowed (`stretch` counts with this engine).
+        let (_, start, end) = pieces[holder];
+        let raw = &text[start..end];
+        let known = if self.splitting == Splitting::Tiktoken
+            && *self.normalize_at(raw, start == 0).0 == *raw
+            && added.split_normalized_keeping(raw, &|_, _| true).len() == 1
+        {
+            stretch(raw, hole.0 - start)
+        } else {
+            None
+        };
+        self.with_state(|caches, counts| {
+            let mut count = 0;
+            for (at, &(kind, start, end)) in pieces.iter().enumerate() {
+                if kind == Split::Token {
+                    count += 1;
+                    continue;
+                }
+                if at == holder
+                    && let Some(known) = known
+                {
+                    count += known;
+                    continue;
+                }
+                let raw = &text[start..end];
+                let (normalized, origin) = self.normalize_at(raw, start == 0);
+                for (kind, a, b) in added.split_normalized_keeping(&normalized, &|_, _| true) {
+                    count += match kind {
+                        Split::Token => 1,
+                        Split::Text => {
+                            self.count_plain(caches, counts, &normalized[a..b], origin && a == 0)
                         }
                     };
                 }

@@ -66,16 +66,9 @@ pub(crate) fn harmony_specials_for_tests() -> std::collections::HashSet<&'static
 /// the text between counted as ordinary text, except a match overlapping
 /// `literal`, which stays ordinary text.
 pub(super) fn count_harmony(engine: &dyn Engine, text: &str, literal: &[(usize, usize)]) -> usize {
-    use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-    static SEARCH: LazyLock<AhoCorasick> = LazyLock::new(|| {
-        AhoCorasickBuilder::new()
-            .match_kind(MatchKind::LeftmostLongest)
-            .build(harmony_specials())
-            .expect("a small set of patterns")
-    });
     let mut count = 0;
     let mut from = 0;
-    for found in SEARCH.find_iter(text) {
+    for found in harmony_search().find_iter(text) {
         let (start, end) = (found.start(), found.end());
         if literal.iter().any(|&(a, b)| a < end && start < b) {
             continue;
@@ -84,6 +77,50 @@ pub(super) fn count_harmony(engine: &dyn Engine, text: &str, literal: &[(usize, 
         from = end;
     }
     count + engine.count(&text[from..])
+}
+
+/// [`super::Counter::count_framed_around`] for `o200k_harmony`.
+pub(super) fn count_harmony_around(
+    engine: &dyn Engine,
+    text: &str,
+    hole: (usize, usize),
+    stretch: super::Stretch<'_>,
+) -> Option<usize> {
+    let mut count = 0;
+    let mut from = 0;
+    let mut holder = None;
+    let mut ends: Vec<(usize, usize)> = harmony_search()
+        .find_iter(text)
+        .map(|found| (found.start(), found.end()))
+        .collect();
+    ends.push((text.len(), text.len()));
+    for (start, end) in ends {
+        if start < hole.1 && hole.0 < end {
+            return None;
+        }
+        if from <= hole.0 && hole.1 <= start {
+            holder = Some((from, start));
+        } else {
+            count += engine.count(&text[from..start]);
+        }
+        count += usize::from(end > start);
+        from = end;
+    }
+    let (start, end) = holder?;
+    let piece = &text[start..end];
+    Some(count + stretch(piece, hole.0 - start).unwrap_or_else(|| engine.count(piece)))
+}
+
+/// Every special token of `o200k_harmony`, leftmost-longest.
+fn harmony_search() -> &'static aho_corasick::AhoCorasick {
+    use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+    static SEARCH: LazyLock<AhoCorasick> = LazyLock::new(|| {
+        AhoCorasickBuilder::new()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(harmony_specials())
+            .expect("a small set of patterns")
+    });
+    &SEARCH
 }
 
 /// tiktoken's split patterns, with the negative look-ahead `\s+(?!\S)`
