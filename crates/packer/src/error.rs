@@ -758,6 +758,19 @@ pub enum Error {
         /// `availableTokens`.
         available: u64,
     },
+    /// With a chat request: the request does not fit even with an empty
+    /// payload (code `empty-envelope-does-not-fit`), or with every required
+    /// document in it (`required-does-not-fit`, naming them).
+    #[error("{}", request_message(required.as_deref(), *needed, *available))]
+    RequestDoesNotFit {
+        /// The indices of the required documents that did not fit; `None`
+        /// when the request does not fit with an empty payload.
+        required: Option<Vec<usize>>,
+        /// Tokens of the whole rendered request.
+        needed: usize,
+        /// `availableTokens`.
+        available: u64,
+    },
     /// Request settings that do not go together, or a name not in the
     /// library's list (a usage error).
     #[error("{}", self.message(&CommandLine))]
@@ -1084,6 +1097,23 @@ fn empty_envelope_message(
     }
 }
 
+fn request_message(required: Option<&[usize]>, needed: usize, available: u64) -> String {
+    let short = needed as u64 - available.min(needed as u64);
+    match required {
+        None => format!(
+            "the request does not fit even with an empty payload: rendered with the empty \
+             envelope it needs {needed} tokens but only {available} are available (short by \
+             {short}); raise the context, lower the output reservation, or shorten the messages"
+        ),
+        Some(indices) => format!(
+            "required documents do not fit: documents[{}]; with every required document the \
+             request needs {needed} tokens but only {available} are available (short by \
+             {short}); raise the budget or drop `required`",
+            join_indices(indices)
+        ),
+    }
+}
+
 fn required_message(indices: &[usize], needed: usize, available: u64) -> String {
     let short = needed as u64 - available.min(needed as u64);
     format!(
@@ -1151,6 +1181,8 @@ impl Error {
             Error::EmptyEnvelopeDoesNotFit { .. } => "empty-envelope-does-not-fit",
             Error::CountMismatch { .. } => "internal",
             Error::RequiredDoesNotFit { .. } => "required-does-not-fit",
+            Error::RequestDoesNotFit { required: None, .. } => "empty-envelope-does-not-fit",
+            Error::RequestDoesNotFit { .. } => "required-does-not-fit",
             Error::PayloadOutIsInput => "payload-out-is-input",
             Error::PayloadOutIsStdout => "payload-out-is-stdout",
             Error::EmptyQuery => "empty-query",
@@ -1213,9 +1245,9 @@ impl Error {
             | Error::BlankContent { .. }
             | Error::TruncatedDocument { .. }
             | Error::Problems { .. } => EXIT_INVALID_INPUT,
-            Error::EmptyEnvelopeDoesNotFit { .. } | Error::RequiredDoesNotFit { .. } => {
-                EXIT_DOES_NOT_FIT
-            }
+            Error::EmptyEnvelopeDoesNotFit { .. }
+            | Error::RequiredDoesNotFit { .. }
+            | Error::RequestDoesNotFit { .. } => EXIT_DOES_NOT_FIT,
             Error::Output { .. }
             | Error::PayloadOut { .. }
             | Error::CountMismatch { .. }
@@ -1331,6 +1363,9 @@ impl Error {
                 needed, available, ..
             }
             | Error::RequiredDoesNotFit {
+                needed, available, ..
+            }
+            | Error::RequestDoesNotFit {
                 needed, available, ..
             } => Some((*needed as u64).saturating_sub(*available)),
             _ => None,

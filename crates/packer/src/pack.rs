@@ -389,6 +389,32 @@ pub fn plan_framed(
     if let Some(error) = frame.failure() {
         return Err(error.into());
     }
+    // What does not fit is the whole request, not the envelope alone.
+    let planned = planned.map_err(|failure| match failure {
+        Failure::DoesNotFit(DoesNotFit { error, decisions }) => {
+            let error = match error {
+                Error::EmptyEnvelopeDoesNotFit {
+                    needed, available, ..
+                } => Error::RequestDoesNotFit {
+                    required: None,
+                    needed,
+                    available,
+                },
+                Error::RequiredDoesNotFit {
+                    indices,
+                    needed,
+                    available,
+                } => Error::RequestDoesNotFit {
+                    required: Some(indices),
+                    needed,
+                    available,
+                },
+                error => error,
+            };
+            Failure::DoesNotFit(DoesNotFit { error, decisions })
+        }
+        refused => refused,
+    });
     let mut plan = planned?;
     // Everything but the payload: the request holding the empty envelope.
     let empty = Envelopes::new(
