@@ -851,6 +851,10 @@ fn requests_are_refused_where_the_framing_is_unknown_or_the_reservation_given() 
         stderr.contains("error[empty-envelope-does-not-fit]"),
         "{stderr}"
     );
+    assert!(
+        stderr.contains("the request does not fit even with an empty payload"),
+        "{stderr}"
+    );
     // --format request needs --request.
     let out = Command::from_std(common::packer())
         .args(["pack", "-", "--budget", "100", "--format", "request"])
