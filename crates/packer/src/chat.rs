@@ -464,6 +464,8 @@ pub struct Framing {
     failure: Mutex<Option<Error>>,
     /// See [`Framing::frame`].
     frame: std::sync::OnceLock<Option<(String, String)>>,
+    /// Whether a string of the request holds a special token's text.
+    request_holds_specials: bool,
 }
 
 impl std::fmt::Debug for Framing {
@@ -520,7 +522,16 @@ impl Framing {
                     })?,
             )
         };
+        let request_holds_specials = specials.as_ref().is_some_and(|search| {
+            any_string(&request.messages, search)
+                || any_string(&request.tools, search)
+                || request
+                    .arguments
+                    .iter()
+                    .any(|(_, value)| any_string(value, search))
+        });
         Ok(Framing {
+            request_holds_specials,
             request,
             environment,
             counter,
@@ -553,18 +564,8 @@ impl Framing {
     /// The request rendered with `payload` in its place, and its exact
     /// count.
     pub fn render(&self, payload: &str) -> Result<Rendered, Error> {
-        let strings_hold_specials = self.specials.as_ref().is_some_and(|search| {
-            search.is_match(payload)
-                || any_string(&self.request.messages, search)
-                || any_string(&self.request.tools, search)
-                || self
-                    .request
-                    .arguments
-                    .iter()
-                    .any(|(_, value)| any_string(value, search))
-        });
         let plain = self.render_marked(payload, None)?;
-        if !strings_hold_specials {
+        if !self.strings_hold_specials(payload) {
             let tokens = self.count_text(&plain, &[])?;
             return Ok(Rendered {
                 text: plain,
@@ -600,6 +601,16 @@ impl Framing {
             text: plain,
             tokens,
         })
+    }
+
+    /// Whether the payload or a string of the request holds a special
+    /// token's text.
+    fn strings_hold_specials(&self, payload: &str) -> bool {
+        self.request_holds_specials
+            || self
+                .specials
+                .as_ref()
+                .is_some_and(|search| search.is_match(payload))
     }
 
     fn count_text(&self, text: &str, literal: &[(usize, usize)]) -> Result<usize, Error> {
@@ -709,16 +720,7 @@ impl Framing {
         if payload.is_empty() {
             return Ok(None);
         }
-        if let Some(search) = &self.specials
-            && (search.is_match(payload)
-                || any_string(&self.request.messages, search)
-                || any_string(&self.request.tools, search)
-                || self
-                    .request
-                    .arguments
-                    .iter()
-                    .any(|(_, value)| any_string(value, search)))
-        {
+        if self.strings_hold_specials(payload) {
             return Ok(None);
         }
         let Some((before, after)) = self.frame() else {
