@@ -796,6 +796,37 @@ fn a_gpt_oss_request_is_counted_whole_and_fits() {
             .success();
         assert_eq!(out.get_output().stdout, text.as_bytes());
     }
+    // The report speaks of the request: its first row is everything but
+    // the documents, and the rows add up to requestTokens.
+    let out = Command::from_std(common::packer())
+        .args(["pack", "-", "--encoding", "o200k_harmony", "--request"])
+        .arg(&request)
+        .args(["--budget", "700", "--format", "report"])
+        .write_stdin(fixture_json(&documents))
+        .assert()
+        .success();
+    let report = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(report.contains("tokens used by the request"), "{report}");
+    let total: usize = report
+        .lines()
+        .find(|line| line.trim_end().ends_with("requestTokens"))
+        .and_then(|line| line.split_whitespace().next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let rows: i64 = report
+        .lines()
+        .filter(|line| line.starts_with("IN ") || line.contains("(request)"))
+        .map(|line| {
+            line.split_whitespace()
+                .find(|word| word.parse::<i64>().is_ok())
+                .unwrap()
+                .parse::<i64>()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(rows, total as i64, "{report}");
+    assert!(total <= 700);
 }
 
 #[test]

@@ -438,14 +438,21 @@ fn report(fixture: &Fixture, outcome: &Outcome, width: usize) -> String {
     let budget = &outcome.budget;
     let mut out = String::new();
     let mut line = |text: String| out.push_str(&wrap(&text, width, 2));
+    // With a chat request, what fills the budget is the whole request.
+    let total = plan.request.as_ref().map_or(plan.used_tokens, |r| r.tokens);
     line(format!(
-        "policy {}, encoding {}, envelope {}: {} of {} tokens used, {} free",
+        "policy {}, encoding {}, envelope {}: {} of {} tokens used{}, {} free",
         outcome.policy.name(),
         outcome.counter().label(),
         outcome.envelope.name(),
-        plan.used_tokens,
+        total,
         plan.available_tokens,
-        plan.available_tokens - plan.used_tokens as u64,
+        if plan.request.is_some() {
+            " by the request"
+        } else {
+            ""
+        },
+        plan.available_tokens - total as u64,
     ));
     line(format!(
         "budget: context {} - other input {} - output {} - safety {} = {} available",
@@ -479,7 +486,6 @@ fn report(fixture: &Fixture, outcome: &Outcome, width: usize) -> String {
         .sum();
     // With a chat request the decisions' numbers are the whole request's,
     // and the first row is the request around the documents.
-    let total = plan.request.as_ref().map_or(plan.used_tokens, |r| r.tokens);
     let envelope = total as i64 - selected_sum;
     out.push('\n');
     let order = try_order(fixture, outcome.policy, &plan.decisions);
@@ -488,17 +494,25 @@ fn report(fixture: &Fixture, outcome: &Outcome, width: usize) -> String {
         decisions: &plan.decisions,
         priority: outcome.policy == Policy::Priority,
         width,
-        envelope_row: ENVELOPE_ROW,
+        envelope_row: if plan.request.is_some() {
+            REQUEST_ROW
+        } else {
+            ENVELOPE_ROW
+        },
     };
     table.write(&order, Some((envelope, total)), &mut out);
     let selected = plan.order.len();
-    let total = plan.decisions.len();
+    let documents = plan.decisions.len();
     out.push('\n');
     out.push_str(&wrap(
         &format!(
-            "{selected} of {total} documents selected, {} skipped; payload {} tokens of {} available",
-            total - selected,
+            "{selected} of {documents} documents selected, {} skipped; payload {} tokens{} of {} available",
+            documents - selected,
             plan.used_tokens,
+            plan.request
+                .as_ref()
+                .map(|r| format!(", request {}", r.tokens))
+                .unwrap_or_default(),
             plan.available_tokens,
         ),
         width,
@@ -562,6 +576,10 @@ struct Table<'a> {
 /// The `(envelope)` row of a single payload.
 const ENVELOPE_ROW: &str = "the empty envelope and its omission note, if any";
 
+/// The first row's words with a chat request: the row is the request
+/// around the documents, and the total is `requestTokens`.
+const REQUEST_ROW: &str = "the request around the documents (messages, template, envelope)";
+
 impl Table<'_> {
     /// One line per document in `order`; with `totals`, the envelope's own
     /// tokens and the payload total under the tokens column.
@@ -623,13 +641,23 @@ impl Table<'_> {
             out.push_str(&self.row(&prefix, &reason(decision), indent));
         }
         if let Some((envelope, used)) = totals {
-            let prefix = columns("", "(envelope)", "", &envelope.to_string(), "");
+            let first = if self.envelope_row == REQUEST_ROW {
+                "(request)"
+            } else {
+                "(envelope)"
+            };
+            let prefix = columns("", first, "", &envelope.to_string(), "");
             out.push_str(&self.row(&prefix, self.envelope_row, indent));
             let rule = columns("", "", "", &"-".repeat(token_width), "");
             out.push_str(rule.trim_end());
             out.push('\n');
             let prefix = columns("", "", "", &used.to_string(), "");
-            out.push_str(&self.row(&prefix, "usedTokens", indent));
+            let total = if self.envelope_row == REQUEST_ROW {
+                "requestTokens"
+            } else {
+                "usedTokens"
+            };
+            out.push_str(&self.row(&prefix, total, indent));
         }
     }
 
