@@ -1198,11 +1198,6 @@ fn windows_refuse_what_has_no_meaning_for_them() {
          window",
     );
     refused(
-        &["--outline"],
-        "error[usage]: --windows does not take --outline yet: a document too big for a window \
-         is skipped",
-    );
-    refused(
         &["--excerpt-query", "limits"],
         "error[usage]: --windows does not take --excerpt-query yet: a document too big for a \
          window is skipped",

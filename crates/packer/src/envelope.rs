@@ -618,6 +618,16 @@ pub struct Envelopes {
 }
 
 impl Envelopes {
+    /// Document `index`'s entry.
+    pub(crate) fn entry(&self, index: usize) -> &Entry {
+        &self.documents[index]
+    }
+
+    /// The documents' entries, given back.
+    pub(crate) fn into_entries(self) -> Vec<Entry> {
+        self.documents
+    }
+
     /// A layout of document entries and, when omissions are noted, one
     /// omitted entry per document (both in input order, made by `entries`).
     pub fn new(entries: Entries, documents: Vec<Entry>, omitted: Option<Vec<Entry>>) -> Envelopes {

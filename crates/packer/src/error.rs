@@ -143,8 +143,6 @@ pub enum RequestProblem {
     WindowsWithNoteOmissions,
     /// Windows with focused excerpts (not supported yet).
     WindowsWithExcerpts,
-    /// Windows with outlines (not supported yet).
-    WindowsWithOutlines,
     /// A share of the budget for whole documents without outlines.
     OutlineShareWithoutOutline,
     /// A share of the budget over 100 percent.
@@ -196,11 +194,6 @@ impl RequestProblem {
                 "{} does not take {} yet: a document too big for a window is skipped",
                 name(Setting::Windows),
                 name(Setting::ExcerptQuery)
-            ),
-            RequestProblem::WindowsWithOutlines => format!(
-                "{} does not take {} yet: a document too big for a window is skipped",
-                name(Setting::Windows),
-                name(Setting::OutlineOn)
             ),
             RequestProblem::OutlineShareWithoutOutline => format!(
                 "{} needs {}",

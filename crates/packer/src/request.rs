@@ -107,9 +107,6 @@ impl RequestNames {
         if self.windows && self.excerpt_query.is_some() {
             return Err(refused(RequestProblem::WindowsWithExcerpts));
         }
-        if self.windows && self.outline {
-            return Err(refused(RequestProblem::WindowsWithOutlines));
-        }
         let outline = match (self.outline, self.outline_share) {
             (false, Some(_)) => return Err(refused(RequestProblem::OutlineShareWithoutOutline)),
             (_, Some(share)) if share > 100 => {

@@ -258,12 +258,17 @@ pub(super) fn windows_counting(
         entries.push(entry);
         content_tokens.push(content);
     }
-    let layout = Envelopes::new(maker, entries, None);
     let required: Vec<usize> = documents
         .iter()
         .filter(|d| d.required)
         .map(|d| d.index)
         .collect();
+    let mut layout = Envelopes::new(maker, entries, None);
+    let mut outlined = Vec::new();
+    if options.outline.is_some() {
+        (layout, outlined) =
+            outline_the_too_big(documents, layout, &required, available, &mut content_tokens);
+    }
     let rest = documents.iter().filter(|d| !d.required);
     let payload_order: Vec<usize> = if options.policy == Policy::Priority {
         priority_order(rest, &content_tokens)
@@ -283,11 +288,97 @@ pub(super) fn windows_counting(
         available,
         content_tokens: &content_tokens,
     };
-    if whole {
+    let mut windows = if whole {
         whole_windows(&context)
     } else {
         tiktoken_windows(&context)
+    }?;
+    for index in outlined {
+        let decision = &mut windows.decisions[index];
+        if decision.reason == Reason::Fits {
+            decision.reason = Reason::OutlineFits;
+        }
     }
+    Ok(windows)
+}
+
+/// With `--outline`: each document that is not required and does not fit
+/// an empty window whole, whatever its label (the widest label of as many
+/// windows as there are documents), goes in as the fullest of its outlines
+/// that does; one with no such outline stays whole (and is skipped). The
+/// layout with those outlines, and the documents outlined (their
+/// `content_tokens` are the outlines').
+fn outline_the_too_big(
+    documents: &[Document],
+    layout: Envelopes,
+    required: &[usize],
+    available: u64,
+    content_tokens: &mut [usize],
+) -> (Envelopes, Vec<usize>) {
+    use crate::envelope::{Label, OutlineLabel};
+    let labels = Labels::new(&layout);
+    let room = (available as usize).saturating_sub(labels.widest(documents.len().max(1)));
+    let costs = Costs::new(&layout, required.to_vec(), (0..documents.len()).collect());
+    let too_big: Vec<usize> = (0..documents.len())
+        .filter(|index| !required.contains(index) && costs.alone(*index) > room)
+        .collect();
+    if too_big.is_empty() {
+        return (layout, Vec::new());
+    }
+    // Every level of each one's outline, fullest first, as entries.
+    let maker = layout.entries();
+    let levels: Vec<(usize, Vec<(Entry, usize)>)> = too_big
+        .par_iter()
+        .map(|&index| {
+            let document = &documents[index];
+            let levels = packer_outline::Language::from_path(&document.id)
+                .and_then(|language| packer_outline::outlines(language, &document.content).ok())
+                .unwrap_or_default();
+            let entries = levels
+                .iter()
+                .map(|(_, outline)| {
+                    let label = Label::Outline(OutlineLabel {
+                        lines: outline.lines_label(),
+                        of_lines: outline.of_lines,
+                    });
+                    (
+                        maker.document(document, &outline.content, Some(&label)),
+                        maker.counter().count(&outline.content),
+                    )
+                })
+                .collect();
+            (index, entries)
+        })
+        .collect();
+    let envelope = layout.entries().envelope();
+    let counter = layout.entries().counter();
+    let mut chosen = Vec::new();
+    for (index, levels) in levels {
+        for (entry, content) in levels {
+            // An empty window holding the required documents and this one.
+            let mut alone: Vec<Entry> = required.iter().map(|&r| layout.entry(r).clone()).collect();
+            alone.push(entry.clone());
+            let with = Envelopes::new(Entries::new(envelope, counter, None), alone, None);
+            let costs = Costs::new(
+                &with,
+                (0..required.len()).collect(),
+                (0..=required.len()).collect(),
+            );
+            if costs.alone(required.len()) <= room {
+                chosen.push((index, entry, content));
+                break;
+            }
+        }
+    }
+    let mut entries = layout.into_entries();
+    let mut outlined = Vec::with_capacity(chosen.len());
+    for (index, entry, content) in chosen {
+        entries[index] = entry;
+        content_tokens[index] = content;
+        outlined.push(index);
+    }
+    let layout = Envelopes::new(Entries::new(envelope, counter, None), entries, None);
+    (layout, outlined)
 }
 
 /// What every step reads.

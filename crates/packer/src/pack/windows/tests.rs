@@ -69,7 +69,10 @@ fn check(documents: &[Document], windows: &Windows, encoding: Encoding) {
             assert!(decision.needed_tokens > decision.free_tokens as i64);
         } else {
             assert_eq!(seen[document.index], 1, "document {}", document.index);
-            assert_eq!(decision.reason, Reason::Fits);
+            assert!(matches!(
+                decision.reason,
+                Reason::Fits | Reason::OutlineFits
+            ));
             assert!(decision.needed_tokens <= decision.free_tokens as i64);
         }
     }
@@ -331,4 +334,51 @@ fn labels_that_gain_tokens_with_more_windows_are_reserved() {
             .payload_text
             .starts_with(r#"{"window":"1000 of 1005","#)
     );
+}
+
+#[test]
+fn with_outline_a_source_file_too_big_for_any_window_goes_in_as_an_outline() {
+    // This crate's own envelope code: far more than one window holds.
+    let big = include_str!("../../envelope.rs");
+    let mut documents = vec![
+        document(0, "a short note"),
+        document(1, big),
+        document(2, "another short note"),
+        document(3, &"words that are not code ".repeat(2000)),
+    ];
+    documents[1].id = "src/envelope.rs".into();
+    let available = 6000;
+    let plain = run(&documents, available, &Options::default()).unwrap();
+    assert_eq!(plain.skipped, vec![1, 3]);
+    let options = Options {
+        outline: Some(crate::pack::OutlineOptions::default()),
+        ..Options::default()
+    };
+    let windows = run(&documents, available, &options).unwrap();
+    check(&documents, &windows, Encoding::Cl100kBase);
+    // The text with no grammar is still skipped; the source file is in
+    // one window, as an outline, labelled, counted like any entry.
+    assert_eq!(windows.skipped, vec![3]);
+    let decision = windows.decisions[1];
+    assert_eq!(decision.reason, Reason::OutlineFits);
+    assert!(decision.selected);
+    assert!(decision.content_tokens < reference(Encoding::Cl100kBase, big));
+    let window = &windows.windows[windows.placement[1].unwrap() - 1];
+    assert!(
+        window.payload_text.contains(r#""id":"src/envelope.rs""#)
+            && window.payload_text.contains(r#""outline":{"lines":""#),
+        "{}",
+        window.payload_text
+    );
+    // Signatures stay, bodies go.
+    assert!(window.payload_text.contains("fn ending(&self"));
+    assert!(
+        !window
+            .payload_text
+            .contains("(None, _, _) => Ending::Plain")
+    );
+    // The documents that fitted whole are placed as before.
+    for index in [0, 2] {
+        assert_eq!(windows.decisions[index].reason, Reason::Fits);
+    }
 }
