@@ -1197,11 +1197,6 @@ fn windows_refuse_what_has_no_meaning_for_them() {
         "error[usage]: --windows does not take --note-omissions yet: every document is in some \
          window",
     );
-    refused(
-        &["--excerpt-query", "limits"],
-        "error[usage]: --windows does not take --excerpt-query yet: a document too big for a \
-         window is skipped",
-    );
     let run = exec(&[&base[..], &["--payload-out", "x.txt"]].concat());
     assert_eq!(run.status, 2);
     assert!(run.stderr.contains("--payload-out"), "{}", run.stderr);

@@ -141,8 +141,6 @@ pub enum RequestProblem {
     ExcerptWithoutQuery,
     /// Windows with omission notes (not supported yet).
     WindowsWithNoteOmissions,
-    /// Windows with focused excerpts (not supported yet).
-    WindowsWithExcerpts,
     /// A share of the budget for whole documents without outlines.
     OutlineShareWithoutOutline,
     /// A share of the budget over 100 percent.
@@ -189,11 +187,6 @@ impl RequestProblem {
                 "{} does not take {} yet: every document is in some window",
                 name(Setting::Windows),
                 name(Setting::NoteOmissionsOn)
-            ),
-            RequestProblem::WindowsWithExcerpts => format!(
-                "{} does not take {} yet: a document too big for a window is skipped",
-                name(Setting::Windows),
-                name(Setting::ExcerptQuery)
             ),
             RequestProblem::OutlineShareWithoutOutline => format!(
                 "{} needs {}",

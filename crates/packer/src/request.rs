@@ -104,9 +104,6 @@ impl RequestNames {
         if self.windows && self.note_omissions {
             return Err(refused(RequestProblem::WindowsWithNoteOmissions));
         }
-        if self.windows && self.excerpt_query.is_some() {
-            return Err(refused(RequestProblem::WindowsWithExcerpts));
-        }
         let outline = match (self.outline, self.outline_share) {
             (false, Some(_)) => return Err(refused(RequestProblem::OutlineShareWithoutOutline)),
             (_, Some(share)) if share > 100 => {

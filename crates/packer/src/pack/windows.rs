@@ -264,10 +264,16 @@ pub(super) fn windows_counting(
         .map(|d| d.index)
         .collect();
     let mut layout = Envelopes::new(maker, entries, None);
-    let mut outlined = Vec::new();
-    if options.outline.is_some() {
-        (layout, outlined) =
-            outline_the_too_big(documents, layout, &required, available, &mut content_tokens);
+    let mut derived = Vec::new();
+    if options.outline.is_some() || options.excerpt.is_some() {
+        (layout, derived) = derive_the_too_big(
+            documents,
+            layout,
+            &required,
+            available,
+            options,
+            &mut content_tokens,
+        );
     }
     let rest = documents.iter().filter(|d| !d.required);
     let payload_order: Vec<usize> = if options.policy == Policy::Priority {
@@ -293,29 +299,35 @@ pub(super) fn windows_counting(
     } else {
         tiktoken_windows(&context)
     }?;
-    for index in outlined {
+    for (index, reason) in derived {
         let decision = &mut windows.decisions[index];
         if decision.reason == Reason::Fits {
-            decision.reason = Reason::OutlineFits;
+            decision.reason = reason;
         }
     }
     Ok(windows)
 }
 
-/// With `--outline`: each document that is not required and does not fit
-/// an empty window whole, whatever its label (the widest label of as many
-/// windows as there are documents), goes in as the fullest of its outlines
-/// that does; one with no such outline stays whole (and is skipped). The
-/// layout with those outlines, and the documents outlined (their
-/// `content_tokens` are the outlines').
-fn outline_the_too_big(
+/// What a document too big for any window may go in as: the entry, its
+/// content's tokens, and the reason it would be decided with.
+type Candidate = (Entry, usize, Reason);
+
+/// With `--outline` or `--excerpt-query`: each document that is not
+/// required and does not fit an empty window whole, whatever its label (the
+/// widest label of as many windows as there are documents), goes in as the
+/// fullest of its outlines that does (a source file), else as the largest
+/// of its focused excerpts that does (as a single pack tries outlines
+/// before excerpts); one with neither stays whole (and is skipped). The
+/// layout with those entries, and the documents that got one with their
+/// reason (their `content_tokens` become the outline's or excerpt's).
+fn derive_the_too_big(
     documents: &[Document],
     layout: Envelopes,
     required: &[usize],
     available: u64,
+    options: &Options,
     content_tokens: &mut [usize],
-) -> (Envelopes, Vec<usize>) {
-    use crate::envelope::{Label, OutlineLabel};
+) -> (Envelopes, Vec<(usize, Reason)>) {
     let labels = Labels::new(&layout);
     let room = (available as usize).saturating_sub(labels.widest(documents.len().max(1)));
     let costs = Costs::new(&layout, required.to_vec(), (0..documents.len()).collect());
@@ -325,36 +337,27 @@ fn outline_the_too_big(
     if too_big.is_empty() {
         return (layout, Vec::new());
     }
-    // Every level of each one's outline, fullest first, as entries.
+    // Every candidate of each one, in the order tried, as entries.
     let maker = layout.entries();
-    let levels: Vec<(usize, Vec<(Entry, usize)>)> = too_big
+    let levels: Vec<(usize, Vec<Candidate>)> = too_big
         .par_iter()
         .map(|&index| {
             let document = &documents[index];
-            let levels = packer_outline::Language::from_path(&document.id)
-                .and_then(|language| packer_outline::outlines(language, &document.content).ok())
-                .unwrap_or_default();
-            let entries = levels
-                .iter()
-                .map(|(_, outline)| {
-                    let label = Label::Outline(OutlineLabel {
-                        lines: outline.lines_label(),
-                        of_lines: outline.of_lines,
-                    });
-                    (
-                        maker.document(document, &outline.content, Some(&label)),
-                        maker.counter().count(&outline.content),
-                    )
-                })
-                .collect();
-            (index, entries)
+            let mut candidates = Vec::new();
+            if options.outline.is_some() {
+                candidates.extend(outline_entries(&maker, document));
+            }
+            if let Some(excerpt) = &options.excerpt {
+                candidates.extend(excerpt_entries(&maker, document, excerpt));
+            }
+            (index, candidates)
         })
         .collect();
     let envelope = layout.entries().envelope();
     let counter = layout.entries().counter();
     let mut chosen = Vec::new();
     for (index, levels) in levels {
-        for (entry, content) in levels {
+        for (entry, content, reason) in levels {
             // An empty window holding the required documents and this one.
             let mut alone: Vec<Entry> = required.iter().map(|&r| layout.entry(r).clone()).collect();
             alone.push(entry.clone());
@@ -365,20 +368,74 @@ fn outline_the_too_big(
                 (0..=required.len()).collect(),
             );
             if costs.alone(required.len()) <= room {
-                chosen.push((index, entry, content));
+                chosen.push((index, entry, content, reason));
                 break;
             }
         }
     }
     let mut entries = layout.into_entries();
-    let mut outlined = Vec::with_capacity(chosen.len());
-    for (index, entry, content) in chosen {
+    let mut derived = Vec::with_capacity(chosen.len());
+    for (index, entry, content, reason) in chosen {
         entries[index] = entry;
         content_tokens[index] = content;
-        outlined.push(index);
+        derived.push((index, reason));
     }
     let layout = Envelopes::new(Entries::new(envelope, counter, None), entries, None);
-    (layout, outlined)
+    (layout, derived)
+}
+
+/// A source file's outlines, fullest first, as entries with their content
+/// tokens.
+fn outline_entries(maker: &Entries, document: &Document) -> Vec<Candidate> {
+    use crate::envelope::{Label, OutlineLabel};
+    let levels = packer_outline::Language::from_path(&document.id)
+        .and_then(|language| packer_outline::outlines(language, &document.content).ok())
+        .unwrap_or_default();
+    levels
+        .iter()
+        .map(|(_, outline)| {
+            let label = Label::Outline(OutlineLabel {
+                lines: outline.lines_label(),
+                of_lines: outline.of_lines,
+            });
+            (
+                maker.document(document, &outline.content, Some(&label)),
+                maker.counter().count(&outline.content),
+                Reason::OutlineFits,
+            )
+        })
+        .collect()
+}
+
+/// A document's focused excerpts, all its windows of lines first, then
+/// one fewer at a time (as a single pack tries them), as entries with
+/// their content tokens.
+fn excerpt_entries(
+    maker: &Entries,
+    document: &Document,
+    options: &super::ExcerptOptions,
+) -> Vec<Candidate> {
+    use crate::envelope::{ExcerptLabel, Label};
+    use crate::focus::{Focus, Reader};
+    let focus = Focus::new(&document.content, Some(&options.query), options.context);
+    let mut entries = Vec::new();
+    for windows in (1..=focus.windows()).rev() {
+        let excerpt = focus.excerpt_for(Reader::Model, windows, options.max_chars);
+        if !excerpt.shows_lines {
+            break;
+        }
+        let label = Label::Excerpt(ExcerptLabel {
+            query: options.query.clone(),
+            lines: excerpt.lines,
+            of_chars: focus.chars(),
+        });
+        entries.push((
+            maker.document(document, &excerpt.text, Some(&label)),
+            maker.counter().count(&excerpt.text),
+            Reason::ExcerptFits,
+        ));
+    }
+    entries
 }
 
 /// What every step reads.

@@ -71,7 +71,7 @@ fn check(documents: &[Document], windows: &Windows, encoding: Encoding) {
             assert_eq!(seen[document.index], 1, "document {}", document.index);
             assert!(matches!(
                 decision.reason,
-                Reason::Fits | Reason::OutlineFits
+                Reason::Fits | Reason::OutlineFits | Reason::ExcerptFits
             ));
             assert!(decision.needed_tokens <= decision.free_tokens as i64);
         }
@@ -381,4 +381,35 @@ fn with_outline_a_source_file_too_big_for_any_window_goes_in_as_an_outline() {
     for index in [0, 2] {
         assert_eq!(windows.decisions[index].reason, Reason::Fits);
     }
+}
+
+#[test]
+fn with_an_excerpt_query_a_page_too_big_for_any_window_goes_in_as_its_excerpt() {
+    let mut lines: Vec<String> = (1..=3000).map(|i| format!("filler line {i}")).collect();
+    lines[1500] = "the needle is here".into();
+    let page = lines.join("\n");
+    let documents = [document(0, "a short note"), document(1, &page)];
+    let available = 500;
+    let plain = run(&documents, available, &Options::default()).unwrap();
+    assert_eq!(plain.skipped, vec![1]);
+    let options = Options {
+        excerpt: Some(crate::pack::ExcerptOptions {
+            query: "needle".into(),
+            context: 2,
+            max_chars: 12_000,
+        }),
+        ..Options::default()
+    };
+    let windows = run(&documents, available, &options).unwrap();
+    check(&documents, &windows, Encoding::Cl100kBase);
+    assert!(windows.skipped.is_empty());
+    assert_eq!(windows.decisions[1].reason, Reason::ExcerptFits);
+    let window = &windows.windows[windows.placement[1].unwrap() - 1];
+    assert!(
+        window.payload_text.contains(
+            r#""content":"[...]\nfiller line 1499\nfiller line 1500\nthe needle is here\nfiller line 1502\nfiller line 1503\n[...]","excerpt":{"query":"needle","lines":"1499-1503""#
+        ),
+        "{}",
+        window.payload_text
+    );
 }
