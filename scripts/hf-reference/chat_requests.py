@@ -303,6 +303,7 @@ def cases(family):
             ("tools-no-system", _req([{"role": "user", "content": ASK}], tools=TOOLS[:1]), xml_envelope(["unicode"])),
             ("tool-call-and-result-holds-payload", _req([S, {"role": "user", "content": "Find the entry point."}, {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {"name": "search_docs", "arguments": {"query": "fn main", "limit": 3}}}]}, {"role": "tool", "content": PLACEHOLDER}], tools=TOOLS), json_envelope(["code"])),
             ("reasoning-content-last-assistant", _req([S, {"role": "user", "content": ASK}, {"role": "assistant", "content": "It prints a greeting.", "reasoning_content": "\nThe println! line formats n.\n"}], gen=False), json_envelope(["code"])),
+            ("thinking-field-read-as-reasoning-content", _req([S, {"role": "user", "content": ASK}, {"role": "assistant", "content": "It prints a greeting.", "thinking": "transformers copies thinking to reasoning_content."}], gen=False), json_envelope(["code"])),
             ("inline-think-in-history", _req([S, {"role": "user", "content": "Hi"}, {"role": "assistant", "content": "<think>\nGreeting.\n</think>\n\nHello!"}, {"role": "user", "content": ASK}]), json_envelope(["code"])),
         ]
     if family == "deepseek_v3":
@@ -317,6 +318,7 @@ def cases(family):
             ("tools-no-system", _req([{"role": "user", "content": ASK}], tools=TOOLS[:1]), xml_envelope(["unicode"])),
             ("tool-call-and-result-holds-payload", _req([S, {"role": "user", "content": "Find the entry point."}, {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {"name": "search_docs", "arguments": {"query": "fn main", "limit": 3}}}]}, {"role": "tool", "content": PLACEHOLDER}], tools=TOOLS), json_envelope(["code"])),
             ("thinking-last-assistant", _req([S, {"role": "user", "content": ASK}, {"role": "assistant", "content": "It prints a greeting.", "thinking": "The println! line formats n."}], gen=False), json_envelope(["code"])),
+            ("reasoning-content-read-as-thinking", _req([S, {"role": "user", "content": ASK}, {"role": "assistant", "content": "It prints a greeting.", "reasoning_content": "transformers copies reasoning_content to thinking."}], gen=False), json_envelope(["code"])),
             ("developer-role", _req([{"role": "developer", "content": PLACEHOLDER}, {"role": "user", "content": "Summarize."}]), json_envelope(["prose"])),
         ]
     if family == "llama3_1":
@@ -355,3 +357,78 @@ def special_cases(family):
             ("special-in-user", _req([{"role": "user", "content": "<|return|>" + ASK}]), xml_envelope(["prose"]).replace("Guide", "Guide<|call|>")),
         ]
     return []
+
+
+# --- gpt-oss in OpenAI's harmony format (openai-harmony) --------------------
+
+HARMONY_HOW = (
+    "openai-harmony's renderer (HARMONY_GPT_OSS, o200k_base from the local file via "
+    "TIKTOKEN_ENCODINGS_BASE): a system message SystemContent.new().with_conversation_start_date(today) "
+    "(its defaults: the ChatGPT identity, knowledge cutoff 2024-06, reasoning medium, the three "
+    "channels); a first system or developer message of the request becomes "
+    "DeveloperContent.with_instructions(content), and tools become with_function_tools("
+    "ToolDescription.new(name, description, parameters)); user messages as they are; an assistant "
+    "message's content on the final channel (its reasoning_content, thinking or reasoning on the analysis channel when it is the "
+    "last message and addGenerationPrompt is false); an assistant tool call as an assistant "
+    "message to=functions.NAME on the commentary channel, content type <|constrain|>json, content "
+    "json.dumps(arguments); a tool result from Author(tool, functions.NAME) to=assistant on the "
+    "commentary channel. addGenerationPrompt true: render_conversation_for_completion(conv, "
+    "assistant), else render_conversation(conv). text = decode_utf8(tokens)."
+)
+
+
+def harmony_render(request, payload, today=TODAY):
+    os.environ.setdefault("TIKTOKEN_ENCODINGS_BASE", str(SCRATCH))
+    from openai_harmony import (
+        Author, Conversation, DeveloperContent, HarmonyEncodingName, Message, Role,
+        SystemContent, ToolDescription, load_harmony_encoding,
+    )
+
+    encoding = load_harmony_encoding(HarmonyEncodingName.HARMONY_GPT_OSS)
+    gen = request.get("addGenerationPrompt", True)
+    messages = substitute(request, payload)
+    out = [Message.from_role_and_content(Role.SYSTEM, SystemContent.new().with_conversation_start_date(today))]
+    instructions = None
+    if messages and messages[0]["role"] in ("system", "developer"):
+        instructions, messages = messages[0]["content"], messages[1:]
+    tools = request.get("tools")
+    if instructions or tools:
+        developer = DeveloperContent.new()
+        if instructions:
+            developer = developer.with_instructions(instructions)
+        if tools:
+            developer = developer.with_function_tools([
+                ToolDescription.new(t["function"]["name"], t["function"].get("description", ""), parameters=t["function"].get("parameters"))
+                for t in tools
+            ])
+        out.append(Message.from_role_and_content(Role.DEVELOPER, developer))
+    last_call = None
+    for n, m in enumerate(messages):
+        if m["role"] == "user":
+            out.append(Message.from_role_and_content(Role.USER, m["content"]))
+        elif m["role"] == "assistant" and m.get("tool_calls"):
+            call = m["tool_calls"][0]["function"]
+            last_call = call["name"]
+            args = call["arguments"] if isinstance(call["arguments"], str) else json.dumps(call["arguments"], ensure_ascii=False)
+            out.append(
+                Message.from_role_and_content(Role.ASSISTANT, args)
+                .with_channel("commentary").with_recipient("functions." + last_call).with_content_type("<|constrain|>json")
+            )
+        elif m["role"] == "assistant":
+            thinking = next((m[k] for k in ("reasoning_content", "thinking", "reasoning") if m.get(k) is not None), None)
+            if thinking and n == len(messages) - 1 and not gen:
+                out.append(Message.from_role_and_content(Role.ASSISTANT, thinking).with_channel("analysis"))
+            out.append(Message.from_role_and_content(Role.ASSISTANT, m["content"]).with_channel("final"))
+        elif m["role"] == "tool":
+            out.append(
+                Message.from_author_and_content(Author.new(Role.TOOL, "functions." + last_call), m["content"])
+                .with_channel("commentary").with_recipient("assistant")
+            )
+        else:
+            raise ValueError(f"no harmony mapping for role {m['role']}")
+    conversation = Conversation.from_messages(out)
+    if gen:
+        tokens = encoding.render_conversation_for_completion(conversation, Role.ASSISTANT)
+    else:
+        tokens = encoding.render_conversation(conversation)
+    return encoding.decode_utf8(tokens), len(tokens)

