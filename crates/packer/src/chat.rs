@@ -195,8 +195,68 @@ impl ChatRequest {
     /// The messages with `payload` in the placeholder's place, and every
     /// string passed through `mark`.
     fn messages_with(&self, payload: &str, mark: &dyn Fn(&str) -> String) -> Value {
-        rebuild(&self.messages, &self.slot, 0, payload, mark)
+        as_transformers_passes(rebuild(&self.messages, &self.slot, 0, payload, mark))
     }
+}
+
+/// The names `transformers` copies a message's reasoning between, in the
+/// order it looks for one.
+const REASONING_FIELDS: [&str; 3] = ["reasoning_content", "thinking", "reasoning"];
+
+/// The messages as `transformers` 5 hands them to a template: each
+/// message's keys whose value is null dropped; and when a message has a
+/// reasoning (`reasoning_content`, else `thinking`, else `reasoning`), it
+/// also under `thinking` (first, unless the message has its own) and
+/// `reasoning_content` (`{"thinking": r, **message, "reasoning_content": r}`).
+fn as_transformers_passes(messages: Value) -> Value {
+    Value::from(
+        messages
+            .try_iter()
+            .into_iter()
+            .flatten()
+            .map(|message| {
+                if message.kind() != ValueKind::Map {
+                    return message;
+                }
+                let pairs: Vec<(String, Value)> = message
+                    .try_iter()
+                    .into_iter()
+                    .flatten()
+                    .map(|key| {
+                        let value = message.get_item(&key).unwrap_or_default();
+                        (key.as_str().unwrap_or_default().to_owned(), value)
+                    })
+                    .filter(|(_, value)| !value.is_none())
+                    .collect();
+                let value_of = |name: &str| {
+                    pairs
+                        .iter()
+                        .find(|(key, _)| key == name)
+                        .map(|(_, value)| value.clone())
+                };
+                let Some(reasoning) = REASONING_FIELDS.iter().find_map(|name| value_of(name))
+                else {
+                    return Value::from_iter(pairs);
+                };
+                let has_reasoning_content = value_of("reasoning_content").is_some();
+                let mut out = vec![(
+                    "thinking".to_owned(),
+                    value_of("thinking").unwrap_or_else(|| reasoning.clone()),
+                )];
+                for (key, value) in pairs {
+                    match key.as_str() {
+                        "thinking" => {}
+                        "reasoning_content" => out.push((key, reasoning.clone())),
+                        _ => out.push((key, value)),
+                    }
+                }
+                if !has_reasoning_content {
+                    out.push(("reasoning_content".to_owned(), reasoning));
+                }
+                Value::from_iter(out)
+            })
+            .collect::<Vec<Value>>(),
+    )
 }
 
 /// Names the request sets itself, which `templateArguments` may not set.
