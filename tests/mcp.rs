@@ -1337,6 +1337,41 @@ async fn chat_requests_are_refused_with_codes_that_echo_nothing() {
         );
         assert!(!text.contains("outside the root\n"), "{text}");
     }
+    // A template beside a tokenizer file inside the root that is a link
+    // leading out is not read either.
+    #[cfg(unix)]
+    {
+        let model = tree.project().join("model");
+        fs::create_dir_all(&model).unwrap();
+        fs::copy(
+            repo().join("tests/data/tokenizers/added-tokens-tokenizer.json"),
+            model.join("tokenizer.json"),
+        )
+        .unwrap();
+        fs::write(
+            tree.0.join("outside/chat_template.jinja"),
+            "OUTSIDE-MARKER {{ messages[0].content }}",
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(
+            tree.0.join("outside/chat_template.jinja"),
+            model.join("chat_template.jinja"),
+        )
+        .unwrap();
+        let result = call(
+            &client,
+            "pack_documents",
+            json!({"documents": documents, "budget": 500, "tokenizer": "model/tokenizer.json",
+                   "request": chat_request()}),
+        )
+        .await;
+        let text = refused(&result);
+        assert!(
+            text.starts_with("error[invalid-chat-template]: the chat template file cannot be read"),
+            "{text}"
+        );
+        assert!(!text.contains("OUTSIDE-MARKER"), "{text}");
+    }
     // Malformed requests: coded, and nothing of them in the message.
     for request in [
         json!({"messages": [{"role": "user", "content": "SECRET text, no placeholder"}]}),
