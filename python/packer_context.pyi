@@ -77,6 +77,8 @@ def pack(
     max_documents: Optional[int] = None,
     payload: bool = True,
     windows: bool = False,
+    request: Optional[Mapping[str, Any]] = None,
+    chat_template: Optional[Union[str, "os.PathLike[str]"]] = None,
 ) -> dict[str, Any]:
     """Pack a fixture; return the object ``packer pack --format json`` prints.
 
@@ -102,9 +104,28 @@ def pack(
     ``optimal`` and ``windows``, each with its ``payloadText`` unless
     ``payload=False``.
 
+    ``request`` counts the whole chat request instead of the payload alone
+    (``packer pack --request``). It is a dict, the request object itself
+    (not a path, not JSON text: load a file with ``json.load`` first):
+    ``{"messages": [...], "tools": [...], "addGenerationPrompt": True,
+    "templateArguments": {...}}``, with ``{{packer:documents}}`` once in one
+    message, where the payload goes. It is rendered with ``chat_template``
+    (the path of a Jinja file or a ``tokenizer_config.json``; default the
+    ``chat_template.jinja`` or ``tokenizer_config.json`` beside
+    ``tokenizer``, or gpt-oss's harmony format with
+    ``encoding="o200k_harmony"``; other encodings raise
+    ``request-framing-unknown``), and the whole rendered request must fit
+    ``context_tokens`` less ``reserved_output_tokens`` and ``safety_tokens``
+    (a non-zero ``reserved_other_input_tokens`` is refused: it is measured).
+    The result then adds ``requestTokens`` (the exact count of the rendered
+    request), ``otherInputTokens`` (of the request with an empty payload)
+    and ``requestText`` (unless ``payload=False``); without ``request`` the
+    result has none of the three, so ``result.get("requestText")`` is
+    ``None``. Not with ``windows=True``.
+
     Raises ``PackerError`` for every input ``packer pack`` refuses, with the
     same code, exit status and message; ``TypeError`` for a dict that JSON
-    cannot serialize.
+    cannot serialize, or a ``request`` that is not a dict.
     """
 
 def count(

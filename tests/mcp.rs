@@ -1158,3 +1158,271 @@ fn the_log_shows_a_clients_tool_name_escaped_and_cut_short() {
     assert!(lines[1].ends_with("... failed: error[usage]"), "{stderr}");
     assert!(lines[1].len() < 200, "{stderr}");
 }
+
+// Whole chat requests (`request`, `chatTemplate`; SPEC §2.4).
+
+/// tiktoken-rs's count of a rendered gpt-oss request: every special token
+/// allowed (no message in these tests writes one).
+fn harmony_count(text: &str) -> usize {
+    let oracle = common::oracle(Encoding::O200kHarmony);
+    oracle
+        .encode(text, &oracle.special_tokens())
+        .unwrap()
+        .0
+        .len()
+}
+
+fn chat_request() -> Value {
+    json!({"messages": [
+        {"role": "system", "content": "Answer from the documents only."},
+        {"role": "user", "content": "Documents:\n{{packer:documents}}\n\nWhich one says what?"}
+    ]})
+}
+
+fn chat_documents() -> Value {
+    (0..8)
+        .map(|i| {
+            json!({"id": format!("d{i}"), "url": format!("https://example.com/{i}"),
+                   "format": "text", "truncated": false,
+                   "content": format!("Document {i} says {}.", "worth reading ".repeat(i * 4 + 1))})
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_chat_request_is_counted_whole_and_returned_rendered() {
+    let tree = Tree::new("chat");
+    let client = connect(&tree.project(), &[]).await;
+    for budget in [250u64, 400, 700] {
+        let result = call(
+            &client,
+            "pack_documents",
+            json!({"documents": chat_documents(), "budget": budget,
+                   "encoding": "o200k_harmony", "request": chat_request()}),
+        )
+        .await;
+        assert_eq!(result.is_error, Some(false), "{result:?}");
+        let text = texts(&result)[0];
+        let summary = result.structured_content.as_ref().unwrap();
+        let tokens = summary["requestTokens"].as_u64().unwrap();
+        assert_eq!(tokens as usize, harmony_count(text), "{budget}");
+        assert!(tokens <= budget, "{budget}");
+        assert_eq!(summary["availableTokens"], budget);
+        // The payload is in the request, where the placeholder was, and
+        // usedTokens is its own count.
+        let payload = text
+            .split_once("Documents:\n")
+            .and_then(|(_, rest)| rest.split_once("\n\nWhich one says what?"))
+            .unwrap()
+            .0;
+        assert!(payload.starts_with(r#"{"documents":["#), "{payload}");
+        assert_eq!(
+            summary["usedTokens"],
+            oracle_count(Encoding::O200kHarmony, payload)
+        );
+        // Everything else: the request with the empty envelope in its place.
+        let empty = text.replace(payload, r#"{"documents":[]}"#);
+        assert_eq!(summary["otherInputTokens"], harmony_count(&empty));
+        if budget < 700 {
+            assert!(
+                !summary["skipped"].as_array().unwrap().is_empty(),
+                "{budget}"
+            );
+        }
+    }
+    // A directory packs into a request the same way.
+    let result = call(
+        &client,
+        "pack_directory",
+        json!({"path": ".", "budget": 300, "encoding": "o200k_harmony",
+               "request": chat_request()}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    let text = texts(&result)[0];
+    let summary = result.structured_content.as_ref().unwrap();
+    assert_eq!(summary["requestTokens"], harmony_count(text));
+    assert!(text.contains("# README.md"), "{text}");
+    assert_eq!(summary["skipped"][0]["id"], "src/long.rs");
+    // Without a request the summary has neither count.
+    let result = call(
+        &client,
+        "pack_documents",
+        json!({"documents": chat_documents(), "budget": 300}),
+    )
+    .await;
+    let summary = result.structured_content.as_ref().unwrap();
+    assert!(summary.get("requestTokens").is_none());
+    assert!(summary.get("otherInputTokens").is_none());
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_chat_template_inside_the_root_renders_the_request() {
+    let tree = Tree::new("chat-template");
+    fs::write(
+        tree.project().join("chat.jinja"),
+        "{% for m in messages %}<|start|>{{ m.role }}<|message|>{{ m.content }}<|end|>\
+         {% endfor %}{% if add_generation_prompt %}<|start|>assistant{% endif %}",
+    )
+    .unwrap();
+    let client = connect(&tree.project(), &[]).await;
+    let documents = json!([{"id": "a", "url": "https://example.com/a", "format": "text",
+                            "truncated": false, "content": "Alpha."}]);
+    let result = call(
+        &client,
+        "pack_documents",
+        json!({"documents": documents, "budget": 200, "encoding": "o200k_harmony",
+               "chatTemplate": "chat.jinja",
+               "request": {"messages": [{"role": "user", "content": "Docs: {{packer:documents}}"}]}}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    let expected = "<|start|>user<|message|>Docs: \
+                    {\"documents\":[{\"id\":\"a\",\"url\":\"https://example.com/a\",\"format\":\"text\",\"content\":\"Alpha.\"}]}\
+                    <|end|><|start|>assistant";
+    assert_eq!(texts(&result), [expected]);
+    let summary = result.structured_content.as_ref().unwrap();
+    assert_eq!(summary["requestTokens"], harmony_count(expected));
+    assert_eq!(
+        summary["otherInputTokens"],
+        harmony_count("<|start|>user<|message|>Docs: {\"documents\":[]}<|end|><|start|>assistant")
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn chat_requests_are_refused_with_codes_that_echo_nothing() {
+    let tree = Tree::new("chat-refused");
+    let client = connect(&tree.project(), &[]).await;
+    let documents = chat_documents();
+    let refused = |result: &CallToolResult| {
+        assert_eq!(result.is_error, Some(true), "{result:?}");
+        texts(result)[0].to_owned()
+    };
+    // OpenAI's API encodings: the framing is not published.
+    let result = call(
+        &client,
+        "pack_documents",
+        json!({"documents": documents, "budget": 500, "encoding": "cl100k_base",
+               "request": chat_request()}),
+    )
+    .await;
+    let text = refused(&result);
+    assert!(
+        text.starts_with(
+            "error[request-framing-unknown]: the argument 'request' needs a chat template"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("drop the argument 'request' and keep a lower argument 'budget'"),
+        "{text}"
+    );
+    assert!(!text.contains("--"), "{text}");
+    // A chat template outside the roots: a path, an escape, a link leading out.
+    let outside = tree.0.join("outside/secret.txt").display().to_string();
+    for template in [outside.as_str(), "../outside/secret.txt", "out-file"] {
+        let result = call(
+            &client,
+            "pack_documents",
+            json!({"documents": documents, "budget": 500, "encoding": "o200k_harmony",
+                   "request": chat_request(), "chatTemplate": template}),
+        )
+        .await;
+        let text = refused(&result);
+        assert!(
+            text.starts_with("error[path-outside-root]: "),
+            "{template}: {text}"
+        );
+        assert!(!text.contains("outside the root\n"), "{text}");
+    }
+    // A template beside a tokenizer file inside the root that is a link
+    // leading out is not read either.
+    #[cfg(unix)]
+    {
+        let model = tree.project().join("model");
+        fs::create_dir_all(&model).unwrap();
+        fs::copy(
+            repo().join("tests/data/tokenizers/added-tokens-tokenizer.json"),
+            model.join("tokenizer.json"),
+        )
+        .unwrap();
+        fs::write(
+            tree.0.join("outside/chat_template.jinja"),
+            "OUTSIDE-MARKER {{ messages[0].content }}",
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(
+            tree.0.join("outside/chat_template.jinja"),
+            model.join("chat_template.jinja"),
+        )
+        .unwrap();
+        let result = call(
+            &client,
+            "pack_documents",
+            json!({"documents": documents, "budget": 500, "tokenizer": "model/tokenizer.json",
+                   "request": chat_request()}),
+        )
+        .await;
+        let text = refused(&result);
+        assert!(
+            text.starts_with("error[invalid-chat-template]: the chat template file cannot be read"),
+            "{text}"
+        );
+        assert!(!text.contains("OUTSIDE-MARKER"), "{text}");
+    }
+    // Malformed requests: coded, and nothing of them in the message.
+    for request in [
+        json!({"messages": [{"role": "user", "content": "SECRET text, no placeholder"}]}),
+        json!({"messages": [{"role": "user", "content": "{{packer:documents}}"}],
+               "SECRET-key": 1}),
+        json!({"messages": [{"content": "{{packer:documents}} SECRET"}]}),
+        json!({"messages": [{"role": "user",
+                             "content": "{{packer:documents}} {{packer:documents}} SECRET"}]}),
+        json!({"messages": []}),
+    ] {
+        let result = call(
+            &client,
+            "pack_documents",
+            json!({"documents": documents, "budget": 500, "encoding": "o200k_harmony",
+                   "request": request}),
+        )
+        .await;
+        let text = refused(&result);
+        assert!(
+            text.starts_with("error[invalid-chat-request]: the argument 'request' "),
+            "{request}: {text}"
+        );
+        assert!(!text.contains("SECRET"), "{text}");
+    }
+    // A path where the object goes, windows, a template without a request.
+    for (arguments, says) in [
+        (
+            json!({"documents": documents, "budget": 500, "request": "SECRET/request.json"}),
+            "error[usage]: the argument 'request' must be an object",
+        ),
+        (
+            json!({"documents": documents, "budget": 500, "encoding": "o200k_harmony",
+                   "request": chat_request(), "windows": true}),
+            "error[usage]: the argument 'windows' does not take the argument 'request'",
+        ),
+        (
+            json!({"documents": documents, "budget": 500, "chatTemplate": "chat.jinja"}),
+            "error[usage]: the argument 'chatTemplate' needs the argument 'request'",
+        ),
+    ] {
+        let text = refused(&call(&client, "pack_documents", arguments).await);
+        assert!(text.starts_with(says), "{text}");
+        assert!(!text.contains("SECRET"), "{text}");
+    }
+    let result = call(
+        &client,
+        "pack_directory",
+        json!({"path": ".", "budget": 500, "encoding": "o200k_harmony",
+               "request": chat_request(), "windows": true}),
+    )
+    .await;
+    assert!(refused(&result).starts_with("error[usage]: the argument 'windows' does not take"));
+    client.cancel().await.unwrap();
+}

@@ -1338,3 +1338,173 @@ fn a_blocked_git_does_not_outlive_a_killed_packer_for_long() {
         killed.elapsed()
     );
 }
+
+/// tiktoken-rs's count of a rendered gpt-oss request, every special token
+/// allowed.
+fn harmony_count(text: &str) -> usize {
+    let oracle = common::oracle(packer::Encoding::O200kHarmony);
+    oracle
+        .encode(text, &oracle.special_tokens())
+        .unwrap()
+        .0
+        .len()
+}
+
+fn request_json(words: &str) -> String {
+    serde_json::json!({"messages": [
+        {"role": "user", "content": format!("{words}\n{{{{packer:documents}}}}")}
+    ]})
+    .to_string()
+}
+
+#[test]
+fn a_packer_toml_request_is_used_and_the_flag_wins_over_it() {
+    let base = tempfile::tempdir().unwrap();
+    let root = base.path().join("root");
+    write(&root.join("README.md"), "# Demo\nA small project.\n");
+    write(&root.join("src/lib.rs"), "pub fn f() -> u32 {\n    1\n}\n");
+    write(
+        &root.join("chat/request.json"),
+        &request_json("From the tree:"),
+    );
+    write(
+        &root.join("packer.toml"),
+        "budget = 400\nencoding = \"o200k_harmony\"\nrequest = \"chat/request.json\"\n",
+    );
+    let run = packer_in(base.path(), &["pack", "--dir", "root", "--format", "json"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let text = json["requestText"].as_str().unwrap();
+    assert!(
+        text.contains("From the tree:\n# Documents\n## README.md"),
+        "{text}"
+    );
+    assert_eq!(json["requestTokens"], harmony_count(text));
+    assert!(json["requestTokens"].as_u64().unwrap() <= 400);
+    // --format request prints it, with the request from the file.
+    let run = packer_in(
+        base.path(),
+        &["pack", "--dir", "root", "--format", "request"],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, text);
+    // The flag wins over the file.
+    write(
+        &base.path().join("mine.json"),
+        &request_json("From the flag:"),
+    );
+    let run = packer_in(
+        base.path(),
+        &[
+            "pack",
+            "--dir",
+            "root",
+            "--request",
+            "mine.json",
+            "--format",
+            "request",
+        ],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    // (The tree's request file is also one of the documents.)
+    assert!(
+        run.stdout.contains("<|message|>From the flag:\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("<|message|>From the tree:"),
+        "{}",
+        run.stdout
+    );
+    // A template the file names, read inside the directory (and left out
+    // of the documents: its special tokens' text would count as ordinary
+    // text there, where the oracle below counts them as special tokens).
+    write(
+        &root.join("chat/template.jinja"),
+        "{% for m in messages %}<|start|>{{ m.role }}<|message|>{{ m.content }}<|end|>{% endfor %}",
+    );
+    write(
+        &root.join("packer.toml"),
+        "budget = 400\nencoding = \"o200k_harmony\"\nrequest = \"chat/request.json\"\n\
+         chat-template = \"chat/template.jinja\"\nglobs = [\"!chat/**\"]\n",
+    );
+    let run = packer_in(base.path(), &["pack", "--dir", "root", "--format", "json"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let text = json["requestText"].as_str().unwrap();
+    assert!(
+        text.starts_with("<|start|>user<|message|>From the tree:\n"),
+        "{text}"
+    );
+    assert!(text.ends_with("<|end|>"), "{text}");
+    assert_eq!(json["requestTokens"], harmony_count(text));
+}
+
+#[test]
+fn a_packer_toml_request_outside_its_directory_is_refused_and_never_read() {
+    let base = tempfile::tempdir().unwrap();
+    let root = base.path().join("root");
+    write(&root.join("README.md"), "# Demo\n");
+    // Outside the tree: a valid request and template that carry the marker,
+    // so reading either would show.
+    write(
+        &base.path().join("outside/request.json"),
+        &request_json(MARKER),
+    );
+    write(
+        &base.path().join("outside/template.jinja"),
+        &format!("{MARKER}{{{{ messages[0].content }}}}"),
+    );
+    write(&root.join("chat/request.json"), &request_json("inside"));
+    std::os::unix::fs::symlink(
+        base.path().join("outside/request.json"),
+        root.join("link.json"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        base.path().join("outside/template.jinja"),
+        root.join("link.jinja"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(base.path().join("outside"), root.join("out")).unwrap();
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        root.join("fifo.json"),
+        rustix::fs::Mode::RWXU,
+    )
+    .unwrap();
+    let outside = base.path().join("outside/request.json");
+    let absolute = format!("request = \"{}\"", outside.display());
+    for keys in [
+        absolute.as_str(),
+        "request = \"/etc/passwd\"",
+        "request = \"../outside/request.json\"",
+        "request = \"chat/../../outside/request.json\"",
+        "request = \"link.json\"",
+        "request = \"out/request.json\"",
+        "request = \"fifo.json\"",
+        "request = \"chat/request.json\"\nchat-template = \"link.jinja\"",
+        "request = \"chat/request.json\"\nchat-template = \"out/template.jinja\"",
+        "request = \"chat/request.json\"\nchat-template = \"/etc/passwd\"",
+        "chat-template = \"chat/request.json\"",
+    ] {
+        write(
+            &root.join("packer.toml"),
+            &format!("budget = 400\nencoding = \"o200k_harmony\"\n{keys}\n"),
+        );
+        let started = Instant::now();
+        let run = packer_in(base.path(), &["pack", "--dir", "root", "--format", "json"]);
+        assert!(started.elapsed() < Duration::from_secs(10), "{keys}");
+        assert_eq!(run.status, 2, "{keys}: {}{}", run.stdout, run.stderr);
+        assert!(
+            run.stderr.contains("error[invalid-config]: packer.toml"),
+            "{keys}: {}",
+            run.stderr
+        );
+        for text in [&run.stdout, &run.stderr] {
+            assert!(!text.contains(MARKER), "{keys}: {text}");
+            assert!(!text.contains("root:x:0"), "{keys}: {text}");
+        }
+    }
+}

@@ -122,6 +122,8 @@ impl Names for Keywords {
             Setting::SafetyTokens => "safety_tokens",
             Setting::OutlineShare => "outline_share",
             Setting::OutlineOn => "outline=True",
+            Setting::RequestFile => "request",
+            Setting::ReservedOtherInput => "reserved_other_input_tokens",
             _ => CommandLine.name(setting),
         }
     }
@@ -181,6 +183,20 @@ fn fixture_bytes(py: Python<'_>, fixture: &Bound<'_, PyAny>) -> PyResult<Vec<u8>
     }
 }
 
+/// The chat request's bytes: a dict, serialized as compact JSON (keys in
+/// the dict's order, non-ASCII kept). Anything else is a `TypeError`: a
+/// path or a JSON text is not taken, so that neither is mistaken for the
+/// other.
+fn chat_request_bytes(py: Python<'_>, request: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    if !request.is_instance_of::<PyDict>() {
+        return Err(pyo3::exceptions::PyTypeError::new_err(
+            "request must be a dict {\"messages\": [...]} (the request itself; load a file \
+             with json.load first)",
+        ));
+    }
+    fixture_bytes(py, request)
+}
+
 /// A `str` as UTF-8; lone surrogates are kept as the (invalid) bytes they
 /// would be, so that they are refused as `invalid-utf8` at their offset.
 fn utf8_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
@@ -215,8 +231,16 @@ fn utf8_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
 /// ``payloadText`` (``--format summary``). With ``windows=True`` every
 /// document goes into as few windows as possible (``packer pack --windows``):
 /// the result has ``windowCount``, ``optimal`` and ``windows`` (each with its
-/// ``payloadText`` unless ``payload=False``) instead of one payload. The GIL
-/// is released while packing.
+/// ``payloadText`` unless ``payload=False``) instead of one payload.
+/// ``request`` (a dict ``{"messages": [...], "tools": [...],
+/// "addGenerationPrompt": True, "templateArguments": {...}}``, the object
+/// a ``packer pack --request`` file holds, with ``{{packer:documents}}`` in
+/// one message) counts the whole chat request instead of the payload
+/// alone, rendered with ``chat_template`` (the path of a Jinja file or a
+/// ``tokenizer_config.json``; default the one beside ``tokenizer``, or
+/// gpt-oss's harmony format with ``encoding="o200k_harmony"``): the result
+/// adds ``requestTokens``, ``otherInputTokens`` and ``requestText`` (unless
+/// ``payload=False``). The GIL is released while packing.
 ///
 /// Raises ``PackerError`` for every input ``packer pack`` refuses, with the
 /// same code, exit status and message; ``TypeError`` for a dict that JSON
@@ -228,7 +252,7 @@ fn utf8_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
     safety_tokens=None, note_omissions=false, note_omissions_max=None, excerpt_query=None,
     excerpt_context=None,
     excerpt_max_chars=None, outline=false, outline_share=None, max_input_bytes=None,
-    max_documents=None, payload=true, windows=false
+    max_documents=None, payload=true, windows=false, request=None, chat_template=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn pack(
@@ -255,7 +279,15 @@ fn pack(
     max_documents: Option<usize>,
     payload: bool,
     windows: bool,
+    request: Option<&Bound<'_, PyAny>>,
+    chat_template: Option<PathBuf>,
 ) -> PyResult<Py<PyAny>> {
+    let chat_request = request
+        .map(|request| chat_request_bytes(py, request))
+        .transpose()?;
+    if chat_template.is_some() && chat_request.is_none() {
+        return Err(usage(py, "chat_template needs request".into()));
+    }
     // The budget values are read first: a value that is not a whole number
     // from 0 to 2^53-1 is refused before the names are checked.
     let names = RequestNames {
@@ -293,6 +325,18 @@ fn pack(
         if let Some(path) = &tokenizer {
             request.tokenizer = Some(
                 packer_files::load_tokenizer(path).map_err(|error| Failure::new(&error, None))?,
+            );
+        }
+        if let Some(bytes) = &chat_request {
+            request.chat = Some(
+                packer_files::chat_of(
+                    bytes,
+                    chat_template.as_deref(),
+                    tokenizer.as_deref(),
+                    None,
+                    packer_files::now(),
+                )
+                .map_err(|error| Failure::new(&error, None))?,
             );
         }
         let fixture =

@@ -8,13 +8,10 @@ the tiktoken-rs crate, so nothing is downloaded) and Hugging Face
 """
 
 import gzip
-import hashlib
 import json
 import os
 import pathlib
-import shutil
 import subprocess
-import tempfile
 
 import anyio
 import jsonschema
@@ -27,37 +24,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 PACKER = packer_bin()
 QWEN3 = ROOT / "tests" / "data" / "tokenizers" / "qwen3-tokenizer.json.gz"
 SECRET = "AKIA" + "QYLPMN5HFIQR7XYZ"  # a synthetic AWS access key id
-
-
-def tiktoken_assets():
-    """The directory of tiktoken-rs's vocabulary files, as Cargo resolved it."""
-    metadata = subprocess.run(
-        ["cargo", "metadata", "--locked", "--format-version", "1"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-    )
-    for package in json.loads(metadata.stdout)["packages"]:
-        if package["name"] == "tiktoken-rs":
-            return pathlib.Path(package["manifest_path"]).parent / "assets"
-    raise AssertionError("tiktoken-rs is not in the dependency graph")
-
-
-@pytest.fixture(scope="module")
-def tiktoken_encoding():
-    """`tiktoken.get_encoding`, served from a cache filled with the crate's
-    vocabulary files (tiktoken checks their SHA-256 against its own)."""
-    cache = tempfile.mkdtemp()
-    assets = tiktoken_assets()
-    for name in ["cl100k_base", "o200k_base"]:
-        url = f"https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"
-        key = hashlib.sha1(url.encode()).hexdigest()
-        shutil.copy(assets / f"{name}.tiktoken", os.path.join(cache, key))
-    os.environ["TIKTOKEN_CACHE_DIR"] = cache
-    import tiktoken
-
-    yield tiktoken.get_encoding
-    shutil.rmtree(cache)
 
 
 def tiktoken_count(get_encoding, name, text):

@@ -439,3 +439,129 @@ def test_outlines_pack_as_the_cli_packs_them():
         if decision["reason"] == "outline-fits":
             assert decision["selected"]
     assert '"outline":{"lines":"' in result["payloadText"]
+
+
+# Whole chat requests (``request``, ``chat_template``; SPEC §2.4).
+
+CHAT = {
+    "messages": [
+        {"role": "system", "content": "Answer from the documents only."},
+        {"role": "user", "content": "Docs:\n{{packer:documents}}\nWhich one says what?"},
+    ]
+}
+
+
+def harmony_count(get_encoding, text):
+    """tiktoken's count of a rendered gpt-oss request (no message in these
+    tests writes a special token's text)."""
+    return len(get_encoding("o200k_harmony").encode(text, allowed_special="all"))
+
+
+def test_a_gpt_oss_request_is_counted_whole_as_tiktoken_counts_it(tiktoken_encoding):
+    data = (ROOT / "fixtures" / "guide.json").read_bytes()
+    for budget, policy in [(200, "in-order"), (260, "priority"), (900, "max-fill")]:
+        result = packer.pack(data, encoding="o200k_harmony", budget=budget, policy=policy, request=CHAT)
+        text = result["requestText"]
+        payload = result["payloadText"]
+        assert result["availableTokens"] == budget
+        assert result["requestTokens"] == harmony_count(tiktoken_encoding, text) <= budget
+        assert f"Docs:\n{payload}\nWhich one says what?" in text
+        assert result["usedTokens"] == len(tiktoken_encoding("o200k_harmony").encode_ordinary(payload))
+        empty = text.replace(payload, '{"documents":[]}')
+        assert result["otherInputTokens"] == harmony_count(tiktoken_encoding, empty)
+        if budget < 900:
+            assert result["skipped"], budget
+    # The summary has the counts and not the text; no request, none of them.
+    summary = packer.pack(data, encoding="o200k_harmony", budget=300, request=CHAT, payload=False)
+    assert "requestTokens" in summary and "requestText" not in summary
+    plain = packer.pack(data, encoding="o200k_harmony", budget=300)
+    assert plain.get("requestTokens") is None and plain.get("requestText") is None
+    # The same as the command line with the request in a file.
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as file:
+        json.dump(CHAT, file)
+        file.flush()
+        for flags, keywords in [
+            (["--encoding", "o200k_harmony", "--budget", "250"], {"encoding": "o200k_harmony", "budget": 250}),
+            (["--encoding", "o200k_harmony", "--budget", "20"], {"encoding": "o200k_harmony", "budget": 20}),
+        ]:
+            assert_same_as_cli(data, [*flags, "--request", file.name], {**keywords, "request": CHAT})
+
+
+def test_requests_are_refused_with_codes_that_echo_nothing():
+    data = (ROOT / "fixtures" / "guide.json").read_bytes()
+    with pytest.raises(packer.PackerError) as raised:
+        packer.pack(data, encoding="cl100k_base", budget=500, request=CHAT)
+    assert (raised.value.code, raised.value.exit_status) == ("request-framing-unknown", 2)
+    assert "reserved_other_input_tokens" in raised.value.message
+    with pytest.raises(packer.PackerError) as raised:
+        packer.pack(data, encoding="o200k_harmony", context_tokens=500, reserved_other_input_tokens=50, request=CHAT)
+    assert raised.value.code == "usage"
+    assert "drop reserved_other_input_tokens (50 given)" in raised.value.message
+    with pytest.raises(packer.PackerError) as raised:
+        packer.pack(data, encoding="o200k_harmony", budget=500, windows=True, request=CHAT)
+    assert raised.value.code == "usage"
+    assert raised.value.message.startswith("windows=True does not take request")
+    with pytest.raises(packer.PackerError) as raised:
+        packer.pack(data, budget=500, chat_template="chat.jinja")
+    assert (raised.value.code, raised.value.message) == ("usage", "chat_template needs request")
+    for bad in [
+        {"messages": [{"role": "user", "content": "SECRET, no placeholder"}]},
+        {"messages": [{"content": "{{packer:documents}} SECRET"}]},
+        {"messages": [{"role": "user", "content": "{{packer:documents}}"}], "SECRET": 1},
+    ]:
+        with pytest.raises(packer.PackerError) as raised:
+            packer.pack(data, encoding="o200k_harmony", budget=500, request=bad)
+        assert raised.value.code == "invalid-chat-request"
+        assert "SECRET" not in str(raised.value.errors)
+    for not_a_dict in ["request.json", json.dumps(CHAT), pathlib.Path("request.json")]:
+        with pytest.raises(TypeError):
+            packer.pack(data, encoding="o200k_harmony", budget=500, request=not_a_dict)
+    with pytest.raises(packer.PackerError) as raised:
+        packer.pack(data, encoding="o200k_harmony", budget=500, request=CHAT, chat_template="no-such.jinja")
+    assert raised.value.code == "invalid-chat-template"
+
+
+CHATML = (
+    "{%- for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] "
+    "+ '<|im_end|>\\n' }}{%- endfor %}{%- if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}"
+    "{%- endif %}"
+)
+
+
+def test_a_qwen3_request_is_counted_as_hugging_face_tokenizers_counts_it(qwen3_tokenizer, tmp_path):
+    from tokenizers import Tokenizer
+
+    hf = Tokenizer.from_file(qwen3_tokenizer)
+    template = tmp_path / "chat.jinja"
+    template.write_text(CHATML)
+    # The template given, and the same template beside the tokenizer file.
+    beside = tmp_path / "model"
+    beside.mkdir()
+    (beside / "tokenizer.json").symlink_to(qwen3_tokenizer)
+    (beside / "chat_template.jinja").write_text(CHATML)
+    data = (ROOT / "fixtures" / "guide.json").read_bytes()
+    request = {"messages": [{"role": "user", "content": "Docs:\n{{packer:documents}}"}]}
+    for keywords in [
+        {"tokenizer": qwen3_tokenizer, "chat_template": str(template)},
+        {"tokenizer": str(beside / "tokenizer.json")},
+    ]:
+        for budget in [150, 400]:
+            result = packer.pack(data, budget=budget, request=request, envelope="xml", **keywords)
+            payload = result["payloadText"]
+            text = result["requestText"]
+            assert text == f"<|im_start|>user\nDocs:\n{payload}<|im_end|>\n<|im_start|>assistant\n"
+            assert result["requestTokens"] == len(hf.encode(text, add_special_tokens=False).ids) <= budget
+            assert result["usedTokens"] == len(hf.encode(payload, add_special_tokens=False).ids)
+
+
+def test_the_readme_request_example_runs(tiktoken_encoding):
+    readme = (ROOT / "python" / "README.md").read_text()
+    block = readme.split("```python\n")[2].split("```", 1)[0].replace("\n  ", "\n").strip()
+    sent = []
+    # A fixture without a budget of its own, as the README's first example's.
+    fixture = {"documents": json.loads((ROOT / "fixtures" / "guide.json").read_text())["documents"]}
+    namespace = {"packer": packer, "fixture": fixture, "send_raw_prompt": sent.append}
+    exec(compile(block, "README.md", "exec"), namespace)
+    result = namespace["result"]
+    assert sent == [result["requestText"]]
+    assert result["requestTokens"] == harmony_count(tiktoken_encoding, sent[0]) <= result["availableTokens"]

@@ -90,6 +90,11 @@ fn starter(dir: &Path) -> String {
          # Count with a model's encoding (or encoding = \"o200k_base\"):\n\
          # model = \"gpt-4o\"\n\
          \n\
+         # Count the whole chat request the payload goes into (not with the\n\
+         # reservation for other input): files inside this directory.\n\
+         # request = \"chat/request.json\"\n\
+         # chat-template = \"chat/template.jinja\"\n\
+         \n\
          # Layout (markdown fits the most source), selection and notes:\n\
          # envelope = \"markdown\"\n\
          # policy = \"in-order\"\n\
@@ -131,6 +136,11 @@ mod tests {
             let uncommented = text.replace("# priorities", "priorities");
             let config = packer_collect::config::parse("packer.toml", &uncommented).unwrap();
             assert!(!config.priorities.unwrap().is_empty(), "{rules}");
+            let uncommented = text
+                .replace("# request =", "request =")
+                .replace("# chat-template =", "chat-template =");
+            let config = packer_collect::config::parse("packer.toml", &uncommented).unwrap();
+            assert!(config.request.is_some() && config.chat_template.is_some());
         }
     }
 }

@@ -275,7 +275,8 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
             }
         }
     }
-    if args.format == FormatArg::Request && args.request.is_none() {
+    let file_request = args.request.is_none() && file.request.is_some();
+    if args.format == FormatArg::Request && args.request.is_none() && !file_request {
         use clap::CommandFactory;
         let error = Cli::command().error(
             clap::error::ErrorKind::MissingRequiredArgument,
@@ -284,6 +285,8 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
         return Ok(usage_error(&error));
     }
     let mut request = settings.request(&names)?;
+    // The files a packer.toml's request was read from.
+    let mut chat_files = Vec::new();
     if let Some(path) = &args.request {
         request.chat = Some(packer_files::load_chat(
             path,
@@ -291,6 +294,19 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
             settings.tokenizer.as_deref(),
             packer_files::now(),
         )?);
+    } else if let (Some(dir), Some(found)) = (&args.dir, &found) {
+        // The file's request and template, read inside the directory;
+        // --request (and with it --chat-template) wins over both.
+        if let Some(chat) = packer_collect::config::chat(
+            dir,
+            &found.config,
+            &found.name,
+            settings.tokenizer.as_deref(),
+            packer_files::now(),
+        )? {
+            request.chat = Some(chat.chat);
+            chat_files = chat.read;
+        }
     }
     if args.dir.is_some() {
         let budget = &mut request.budget;
@@ -347,7 +363,7 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
         }
         // The template files read beside the tokenizer file.
         if let (Some(_), Some(dir)) = (
-            &args.request,
+            &request.chat,
             args.settings.tokenizer.as_deref().and_then(Path::parent),
         ) {
             read.add_path(&dir.join("tokenizer_config.json"));
@@ -357,6 +373,7 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     }
     if let Some(id) = found.as_ref().and_then(|found| found.id) {
         read.extend(&[id]);
+        read.extend(&chat_files);
         if let Some(out) = &args.payload_out {
             read.refuse(out)?;
         }

@@ -11,9 +11,13 @@
 //! [`MAX_CONFIG_BYTES`]. It cannot weaken what protects the user: there
 //! is no key for `--allow-secrets`, `--tokenizer` (a file to read),
 //! `--payload-out` or `--out-dir` (files to write) or `--format`, so a hostile checkout's
-//! file can reorder, narrow or budget its own files and nothing more.
+//! file can reorder, narrow or budget its own files and nothing more. The
+//! two files it may name, `request` and `chat-template` (SPEC §2.4), are
+//! paths relative to the directory, refused when absolute or with `..`,
+//! and read beneath it like its other files, never through a link
+//! ([`chat`]).
 
-use std::path::Path;
+use std::path::{Component, Path};
 
 use serde::Deserialize;
 
@@ -87,6 +91,12 @@ pub struct Config {
     pub max_total_bytes: Option<u64>,
     /// `--windows` (`--out-dir`, a directory to write, stays a flag).
     pub windows: Option<bool>,
+    /// `--request`: a chat request file, relative to the directory and
+    /// inside it.
+    pub request: Option<String>,
+    /// `--chat-template`: the request's chat template, relative to the
+    /// directory and inside it.
+    pub chat_template: Option<String>,
 }
 
 impl Config {
@@ -228,7 +238,108 @@ fn check(name: &str, config: &Config) -> Result<(), Error> {
             "base-url must be an absolute http or https URL with a host and no credentials".into(),
         ));
     }
+    for (key, path) in [
+        ("request", &config.request),
+        ("chat-template", &config.chat_template),
+    ] {
+        if path.as_deref().is_some_and(|path| !inside(path)) {
+            return Err(bad(format!(
+                "{key} must be a path relative to the directory and inside it (no leading /, \
+                 no .. parts)"
+            )));
+        }
+    }
+    if config.chat_template.is_some() && config.request.is_none() {
+        return Err(bad("chat-template needs request".into()));
+    }
     Ok(())
+}
+
+/// Whether `path` is relative and has only plain parts (and `.`), so that
+/// it names something beneath the directory.
+fn inside(path: &str) -> bool {
+    let path = Path::new(path);
+    path.components().next().is_some()
+        && path
+            .components()
+            .all(|part| matches!(part, Component::Normal(_) | Component::CurDir))
+}
+
+/// A chat request a configuration file names, read beneath the packed
+/// directory.
+#[derive(Debug)]
+pub struct ConfigChat {
+    /// The request with its template.
+    pub chat: packer::Chat,
+    /// The files read, so that nothing writes over them.
+    pub read: Vec<FileId>,
+}
+
+/// The chat request `config` (found as `name`) names for `dir`: its
+/// `request` and `chat-template` files, each opened beneath `dir` one
+/// component at a time without following a link (a link, a directory or a
+/// device is refused with `invalid-config` and not read). The template's
+/// special tokens, and the template when the file names none, come from
+/// beside `tokenizer` (the user's own `--tokenizer`), as for `--request`.
+/// `None` when the file names no request.
+pub fn chat(
+    dir: &Path,
+    config: &Config,
+    name: &str,
+    tokenizer: Option<&Path>,
+    now: i64,
+) -> Result<Option<ConfigChat>, Error> {
+    let Some(request) = &config.request else {
+        return Ok(None);
+    };
+    let root = files::Root::open(dir).map_err(|error| Error::ReadFailed {
+        path: packer::output::terminal_safe(&dir.to_string_lossy()),
+        kind: error.kind(),
+    })?;
+    let mut read = Vec::new();
+    let mut open = |key: &str, path: &str| -> Result<Vec<u8>, Error> {
+        let refused = |problem: String| invalid(name, 0, 0, &format!("{key} {problem}"));
+        // Checked when the file was parsed; checked again here, where it
+        // matters.
+        if !inside(path) {
+            return Err(refused("must be a path inside the directory".into()));
+        }
+        let opened = root
+            .open_file(Path::new(path))
+            .map_err(|error| match error {
+                files::OpenError::Io(error) => refused(format!(
+                    "names a file that cannot be read ({})",
+                    error.kind()
+                )),
+                _ => refused(
+                    "is not a regular file in the directory (a link, a directory or a device); it \
+                 is not read"
+                        .into(),
+                ),
+            })?;
+        read.push(opened.id);
+        opened
+            .read_limited(files::MAX_CHAT_FILE_BYTES)
+            .map_err(|error| {
+                refused(format!(
+                    "names a file that cannot be read ({})",
+                    error.kind()
+                ))
+            })?
+            .ok_or_else(|| {
+                refused(format!(
+                    "names a file larger than {} bytes",
+                    files::MAX_CHAT_FILE_BYTES
+                ))
+            })
+    };
+    let request = open("request", request)?;
+    let template = match &config.chat_template {
+        Some(path) => Some(open("chat-template", path)?),
+        None => None,
+    };
+    let chat = files::chat_from_bytes(&request, template.as_deref(), tokenizer, now)?;
+    Ok(Some(ConfigChat { chat, read }))
 }
 
 fn invalid(name: &str, line: usize, column: usize, problem: &str) -> Error {
@@ -355,6 +466,25 @@ mod tests {
     }
 
     #[test]
+    fn a_request_and_its_template_are_paths_inside_the_directory() {
+        let config = parse(
+            "packer.toml",
+            "request = \"chat/request.json\"\nchat-template = \"./chat/template.jinja\"\n",
+        )
+        .unwrap();
+        assert_eq!(config.request.as_deref(), Some("chat/request.json"));
+        assert_eq!(
+            config.chat_template.as_deref(),
+            Some("./chat/template.jinja")
+        );
+        assert!(
+            chat(Path::new("."), &Config::default(), "packer.toml", None, 0)
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
     fn values_packer_does_not_know_are_refused_naming_the_key() {
         for (text, says) in [
             (
@@ -372,6 +502,21 @@ mod tests {
             ("budget = 9007199254740992", "budget must be at most"),
             ("allow-secrets = true", "unknown field `allow-secrets`"),
             ("tokenizer = \"/etc/passwd\"", "unknown field `tokenizer`"),
+            (
+                "request = \"/etc/passwd\"",
+                "request must be a path relative",
+            ),
+            ("request = \"../r.json\"", "request must be a path relative"),
+            (
+                "request = \"a/../../r.json\"",
+                "request must be a path relative",
+            ),
+            ("request = \"\"", "request must be a path relative"),
+            (
+                "request = \"r.json\"\nchat-template = \"/t.jinja\"",
+                "chat-template must be a path relative",
+            ),
+            ("chat-template = \"t.jinja\"", "chat-template needs request"),
         ] {
             let error = parse("packer.toml", text).unwrap_err();
             assert!(error.to_string().contains(says), "{text}: {error}");

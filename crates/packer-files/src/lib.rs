@@ -23,7 +23,7 @@
 mod chat;
 mod tokenizer;
 
-pub use chat::{MAX_CHAT_FILE_BYTES, load_chat, now};
+pub use chat::{MAX_CHAT_FILE_BYTES, chat_from_bytes, chat_of, load_chat, now};
 pub use tokenizer::{MAX_TOKENIZER_BYTES, load_tokenizer, load_tokenizer_confined};
 
 use std::fs::File;

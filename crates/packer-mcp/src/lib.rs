@@ -130,7 +130,7 @@ impl ToolError {
                 problem.at = None;
                 ErrorRecord {
                     code: problem.error.code(),
-                    message: problem.message_with(&ToolArguments),
+                    message: in_tool_terms(&problem.error, problem.message_with(&ToolArguments)),
                     document: problem.document,
                     field: problem.field,
                     line: None,
@@ -175,6 +175,10 @@ impl Names for ToolArguments {
             Setting::SafetyTokens => "a lower argument 'budget'",
             Setting::OutlineShare => "the argument 'outlineShare'",
             Setting::OutlineOn => "the argument 'outline'",
+            Setting::RequestFile => "the argument 'request'",
+            // The tools take the whole budget: what lies outside the
+            // payload is kept out of it with a lower budget.
+            Setting::ReservedOtherInput => "a lower argument 'budget'",
             // No tool takes separate budget values or excerpt sizes.
             _ => CommandLine.name(setting),
         }
@@ -184,8 +188,36 @@ impl Names for ToolArguments {
 /// A library message as a tool caller reads it: a flag that has a tool
 /// argument is named by that argument.
 fn in_argument_names(error: &packer::Error) -> String {
-    error.message(&ToolArguments)
+    in_tool_terms(error, error.message(&ToolArguments))
 }
+
+/// `message`, a message about `error`, with the command line's flags that
+/// a chat message names spelled as the tools' arguments.
+fn in_tool_terms(error: &packer::Error, message: String) -> String {
+    match error {
+        // What is wrong with a chat request or its template is said by
+        // the files' reader in the command line's flags (a preformatted
+        // problem); the flags that have tool arguments are named here.
+        packer::Error::InvalidChatRequest { .. }
+        | packer::Error::InvalidChatTemplate { .. }
+        | packer::Error::RequestFramingUnknown { .. } => CHAT_FLAGS
+            .iter()
+            .fold(message, |message, (flag, argument)| {
+                message.replace(flag, argument)
+            }),
+        _ => message,
+    }
+}
+
+/// The command line's words in chat messages, and the tools' for them.
+const CHAT_FLAGS: [(&str, &str); 6] = [
+    ("the --request file", "the argument 'request'"),
+    ("--chat-template FILE", "the argument 'chatTemplate'"),
+    ("--chat-template", "the argument 'chatTemplate'"),
+    ("the --tokenizer file", "the tokenizer file"),
+    ("--tokenizer", "the argument 'tokenizer'"),
+    ("--encoding o200k_harmony", "encoding o200k_harmony"),
+];
 
 impl From<packer::Error> for ToolError {
     fn from(error: packer::Error) -> ToolError {
@@ -230,7 +262,7 @@ impl Server {
         let path = args
             .string("path")?
             .ok_or_else(|| ToolError::Usage("the argument 'path' is missing".into()))?;
-        let request = request(&args, &self.roots, tools::DIRECTORY_ENVELOPE)?;
+        let request = self.request(&args, tools::DIRECTORY_ENVELOPE)?;
         let options = packer_collect::CollectOptions {
             // Checked again on the opened directory: a link swapped in
             // after `resolve` is caught.
@@ -246,6 +278,10 @@ impl Server {
             )));
         }
         let window = args.window()?;
+        if window.is_some() && request.chat.is_some() {
+            // Refused before the walk, as the library refuses it.
+            return Err(windows_with_request());
+        }
         let collection = packer_collect::collect(&dir, &options, |_| {})?;
         if let Some(window) = window {
             let fixture = packer_collect::fixture(&collection)?;
@@ -256,7 +292,7 @@ impl Server {
         let summary = PackSummary::new(&fixture, &outcome).with_files(&collection);
         Ok(Answer {
             summary: serde_json::to_value(&summary).unwrap_or(Value::Null),
-            text: outcome.plan.payload_text,
+            text: text_of(outcome),
         })
     }
 
@@ -266,7 +302,7 @@ impl Server {
             .raw("documents")
             .ok_or_else(|| ToolError::Usage("the argument 'documents' is missing".into()))?;
         self.check_size(documents)?;
-        let request = request(&args, &self.roots, tools::DOCUMENTS_ENVELOPE)?;
+        let request = self.request(&args, tools::DOCUMENTS_ENVELOPE)?;
         // The documents, as the client wrote them, go through the same
         // reader and validation as a fixture file, so every refusal has the
         // command line's code.
@@ -285,7 +321,7 @@ impl Server {
         let summary = PackSummary::new(&fixture, &outcome);
         Ok(Answer {
             summary: serde_json::to_value(&summary).unwrap_or(Value::Null),
-            text: outcome.plan.payload_text,
+            text: text_of(outcome),
         })
     }
 
@@ -311,6 +347,59 @@ impl Server {
             text: tokens.to_string(),
             summary,
         })
+    }
+
+    /// The request a pack tool's arguments make, built by the library
+    /// from their names; then the tokenizer file and the chat request, if
+    /// any, loaded.
+    fn request(
+        &self,
+        args: &Arguments<'_>,
+        default_envelope: packer::Envelope,
+    ) -> Result<Request, ToolError> {
+        let mut request = build(args, default_envelope)?;
+        let tokenizer_path = match args.string("tokenizer")? {
+            Some(path) => Some(self.roots.resolve_tokenizer(path)?),
+            None => None,
+        };
+        if let Some(path) = &tokenizer_path {
+            request.tokenizer = Some(packer_files::load_tokenizer_confined(
+                path,
+                self.roots.paths(),
+            )?);
+        }
+        request.chat = self.chat(args, tokenizer_path.as_deref())?;
+        Ok(request)
+    }
+
+    /// `request` and `chatTemplate`: the chat request, its template read
+    /// inside the roots (as are the files beside the tokenizer file).
+    fn chat(
+        &self,
+        args: &Arguments<'_>,
+        tokenizer: Option<&std::path::Path>,
+    ) -> Result<Option<packer::Chat>, ToolError> {
+        let template = args.string("chatTemplate")?;
+        let Some(text) = args.chat_request()? else {
+            if template.is_some() {
+                return Err(ToolError::Usage(
+                    "the argument 'chatTemplate' needs the argument 'request'".into(),
+                ));
+            }
+            return Ok(None);
+        };
+        self.check_size(text)?;
+        let template = match template {
+            Some(path) => Some(self.roots.resolve_chat_template(path)?),
+            None => None,
+        };
+        Ok(Some(packer_files::chat_of(
+            text.as_bytes(),
+            template.as_deref(),
+            tokenizer,
+            Some(self.roots.paths()),
+            packer_files::now(),
+        )?))
     }
 
     /// Documents or a text, as JSON text, of at most `--max-input-bytes`.
@@ -380,16 +469,21 @@ fn in_windows(
     })
 }
 
-/// The request a pack tool's arguments make, built by the library from
-/// their names; then the tokenizer file, if any, loaded.
-fn request(
-    args: &Arguments<'_>,
-    roots: &Roots,
-    default_envelope: packer::Envelope,
-) -> Result<Request, ToolError> {
-    let mut request = build(args, default_envelope)?;
-    request.tokenizer = tokenizer(args, roots)?;
-    Ok(request)
+/// What a pack returns as text: the rendered chat request when there is
+/// one (the payload is in it), else the payload.
+fn text_of(outcome: packer::Outcome) -> String {
+    match outcome.plan.request {
+        Some(request) => request.text,
+        None => outcome.plan.payload_text,
+    }
+}
+
+/// `windows` with `request`, as the library refuses it.
+fn windows_with_request() -> ToolError {
+    packer::Error::InvalidRequest {
+        problem: packer::error::RequestProblem::WindowsWithRequest,
+    }
+    .into()
 }
 
 /// The request a pack tool's arguments make, without the tokenizer file.

@@ -60,6 +60,15 @@ impl Roots {
         self.resolve_or(given, |kind| packer::Error::UnreadableTokenizer { kind })
     }
 
+    /// The chat template file `given` names, if it lies inside a root. One
+    /// that cannot be read is `invalid-chat-template`, as
+    /// `--chat-template` says.
+    pub fn resolve_chat_template(&self, given: &str) -> Result<PathBuf, ToolError> {
+        self.resolve_or(given, |kind| packer::Error::InvalidChatTemplate {
+            problem: format!("file cannot be read ({kind})"),
+        })
+    }
+
     /// `given` placed and checked against the roots; `unreadable` is the
     /// error for a path inside a root that cannot be canonicalized.
     fn resolve_or(

@@ -23,6 +23,13 @@ pub struct PackSummary<'a> {
     pub available_tokens: u64,
     /// The exact count of the payload.
     pub used_tokens: usize,
+    /// With a chat request: the exact count of the whole rendered request.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_tokens: Option<usize>,
+    /// With a chat request: the exact count of the request rendered with
+    /// the empty envelope.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub other_input_tokens: Option<usize>,
     /// Selected ids, in payload order.
     pub selected_ids: Vec<&'a str>,
     /// Ids selected as focused excerpts (only with `excerptQuery`).
@@ -127,6 +134,8 @@ impl<'a> PackSummary<'a> {
             method: Method::of(outcome),
             available_tokens: plan.available_tokens,
             used_tokens: plan.used_tokens,
+            request_tokens: plan.request.as_ref().map(|request| request.tokens),
+            other_input_tokens: plan.other_input_tokens,
             selected_ids: plan.order.iter().map(|&i| id(i)).collect(),
             excerpt_ids: plan.excerpts.then(|| {
                 plan.selected_as(packer::Reason::ExcerptFits)
@@ -181,6 +190,8 @@ impl<'a> PackSummary<'a> {
             },
             available_tokens: windows.available_tokens,
             used_tokens: shown.used_tokens,
+            request_tokens: None,
+            other_input_tokens: None,
             selected_ids: shown.order.iter().map(|&i| id(i)).collect(),
             excerpt_ids: None,
             outline_ids: None,

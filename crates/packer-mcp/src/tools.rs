@@ -50,6 +50,8 @@ pub const PACK_DIRECTORY_ARGUMENTS: &[&str] = &[
     "baseUrl",
     "windows",
     "window",
+    "request",
+    "chatTemplate",
 ];
 /// The arguments of `pack_documents`.
 pub const PACK_DOCUMENTS_ARGUMENTS: &[&str] = &[
@@ -67,6 +69,8 @@ pub const PACK_DOCUMENTS_ARGUMENTS: &[&str] = &[
     "window",
     "outline",
     "outlineShare",
+    "request",
+    "chatTemplate",
 ];
 /// The arguments of `count_tokens`.
 pub const COUNT_TOKENS_ARGUMENTS: &[&str] = &["text", "encoding", "model", "tokenizer"];
@@ -79,7 +83,9 @@ Files in .gitignore/.ignore, hidden files and .git/ are left out, as are files t
 contain a secret (API keys, private keys, tokens), binary files, files over 1 MiB and files \
 that are not UTF-8. Document ids are paths relative to `path`. \
 Returns the payload as text, and a summary: usedTokens (always <= availableTokens = budget), \
-selectedIds, skipped ids with reasons. On failure returns an error `error[CODE]: message`.";
+selectedIds, skipped ids with reasons. With `request`, the whole chat request it goes into must \
+fit instead, and the text returned is that request, rendered. On failure returns an error \
+`error[CODE]: message`.";
 
 const PACK_DOCUMENTS_DESCRIPTION: &str = "\
 Pack documents given inline into one payload that fits `budget` tokens, counted exactly \
@@ -87,7 +93,8 @@ with the model's tokenizer. Documents go in whole or not at all (never cut), tri
 order unless `policy` says otherwise; those that do not fit are skipped. Every document is \
 validated as in a packer fixture; a bad one fails the call with `error[CODE]: message` \
 naming its index. Returns the payload as text and a summary: usedTokens (always <= \
-availableTokens = budget), selectedIds, skipped ids with reasons.";
+availableTokens = budget), selectedIds, skipped ids with reasons. With `request`, the whole \
+chat request it goes into must fit instead, and the text returned is that request, rendered.";
 
 const COUNT_TOKENS_DESCRIPTION: &str = "\
 Count the tokens of `text` exactly with a tiktoken encoding (default cl100k_base), a \
@@ -267,8 +274,60 @@ fn pack_properties(default_envelope: Envelope) -> Map<String, Value> {
             "description": "With outline: the percentage of the budget whole files fill before \
                             the rest go in as outlines (then outlines become whole files while \
                             room remains)."
+        },
+        "request": request_property(),
+        "chatTemplate": {
+            "type": "string",
+            "description": "With request: the chat template to render it with, a Jinja file or \
+                            a tokenizer_config.json (default: the chat_template.jinja or \
+                            tokenizer_config.json beside the tokenizer file); absolute or \
+                            relative to the first root, and inside an allowed root."
         }
     }))
+}
+
+/// `request`: the conversation the payload goes into (SPEC §2.4), an
+/// object as a `--request` file holds it.
+fn request_property() -> Value {
+    json!({
+        "type": "object",
+        "description": format!(
+            "Count the whole chat request instead of the payload alone: the conversation the \
+             payload goes into, with {placeholder} in exactly one message's content where the \
+             payload goes. It is rendered as the model's server renders it (the chat template \
+             of the tokenizer file, or gpt-oss's harmony format with encoding o200k_harmony; \
+             other encodings are refused, since their framing is not published) and the whole \
+             rendered request, counted exactly, must fit `budget`. The call then returns the \
+             rendered request as its text; the summary adds requestTokens and otherInputTokens \
+             (the request with an empty payload). Not with windows.",
+            placeholder = packer::chat::PLACEHOLDER
+        ),
+        "properties": {
+            "messages": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "role": {"type": "string"},
+                        "content": {"description": "The message's text (or whatever the chat template takes)."}
+                    },
+                    "required": ["role"]
+                }
+            },
+            "tools": {
+                "type": "array",
+                "description": "Tool definitions (JSON Schema functions) as chat templates take them."
+            },
+            "addGenerationPrompt": {"type": "boolean", "default": true},
+            "templateArguments": {
+                "type": "object",
+                "description": "More variables for the chat template (e.g. reasoning_effort, enable_thinking)."
+            }
+        },
+        "required": ["messages"],
+        "additionalProperties": false
+    })
 }
 
 fn pack_directory_schema(roots: &[std::path::PathBuf]) -> Value {
@@ -446,7 +505,9 @@ fn pack_summary_schema(directory: bool) -> Value {
                 "required": ["id", "reason", "neededTokens", "freeTokens"]
             }
         },
-        "skippedMore": {"type": "integer", "description": "Skipped documents not listed."}
+        "skippedMore": {"type": "integer", "description": "Skipped documents not listed."},
+        "requestTokens": {"type": "integer", "description": "With request: the exact count of the whole rendered request (the text returned), at most availableTokens."},
+        "otherInputTokens": {"type": "integer", "description": "With request: the exact count of the request rendered with an empty payload."}
     }));
     let mut required = vec![
         "encoding",
@@ -586,6 +647,18 @@ impl<'a> Arguments<'a> {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
             Some(_) => Err(wrong_type(name, "a string")),
+        }
+    }
+
+    /// `request`: the object as the client wrote it (JSON text), if given.
+    pub fn chat_request(&self) -> Result<Option<&'a str>, ToolError> {
+        match self.value("request") {
+            None => Ok(None),
+            Some(Value::Object(_)) => Ok(self.raw("request").map(|(text, _)| text)),
+            Some(_) => Err(wrong_type(
+                "request",
+                "an object {\"messages\": [...]} (the request itself, not a path)",
+            )),
         }
     }
 
