@@ -123,6 +123,8 @@ impl Names for Keywords {
             Setting::OutlineShare => "outline_share",
             Setting::OutlineOn => "outline=True",
             Setting::RequestFile => "request",
+            Setting::RequestFileSubject => "the request",
+            Setting::ChatTemplate => "chat_template",
             Setting::ReservedOtherInput => "reserved_other_input_tokens",
             _ => CommandLine.name(setting),
         }

@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use packer::chat::{ChatRequest, ChatTemplate};
+use packer::error::ChatTemplatePlace;
 use packer::{Chat, Error};
 
 use crate::{OpenError, open_regular, open_regular_nofollow};
@@ -141,19 +142,14 @@ fn assemble(
         (None, Some(_)) => match beside("chat_template.jinja") {
             Some(path) => Some(read_template(&path, opening)?),
             None => match &config {
-                Some(config) => Some(ChatTemplate::from_config(config)?.ok_or_else(|| {
-                    Error::InvalidChatTemplate {
-                        problem: "is missing: the tokenizer_config.json beside the --tokenizer \
-                                  file has no chat_template; give --chat-template FILE"
-                            .into(),
-                    }
-                })?),
+                Some(config) => Some(ChatTemplate::from_config(config)?.ok_or(
+                    Error::ChatTemplateMissing {
+                        looked_in: ChatTemplatePlace::ConfigBesideTokenizer,
+                    },
+                )?),
                 None => {
-                    return Err(Error::InvalidChatTemplate {
-                        problem: "is missing: there is no chat_template.jinja or \
-                                  tokenizer_config.json beside the --tokenizer file; give \
-                                  --chat-template FILE"
-                            .into(),
+                    return Err(Error::ChatTemplateMissing {
+                        looked_in: ChatTemplatePlace::NothingBesideTokenizer,
                     });
                 }
             },

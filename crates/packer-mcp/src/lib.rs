@@ -130,7 +130,7 @@ impl ToolError {
                 problem.at = None;
                 ErrorRecord {
                     code: problem.error.code(),
-                    message: in_tool_terms(&problem.error, problem.message_with(&ToolArguments)),
+                    message: problem.message_with(&ToolArguments),
                     document: problem.document,
                     field: problem.field,
                     line: None,
@@ -176,6 +176,8 @@ impl Names for ToolArguments {
             Setting::OutlineShare => "the argument 'outlineShare'",
             Setting::OutlineOn => "the argument 'outline'",
             Setting::RequestFile => "the argument 'request'",
+            Setting::RequestFileSubject => "the argument 'request'",
+            Setting::ChatTemplate => "the argument 'chatTemplate'",
             // The tools take the whole budget: what lies outside the
             // payload is kept out of it with a lower budget.
             Setting::ReservedOtherInput => "a lower argument 'budget'",
@@ -188,36 +190,8 @@ impl Names for ToolArguments {
 /// A library message as a tool caller reads it: a flag that has a tool
 /// argument is named by that argument.
 fn in_argument_names(error: &packer::Error) -> String {
-    in_tool_terms(error, error.message(&ToolArguments))
+    error.message(&ToolArguments)
 }
-
-/// `message`, a message about `error`, with the command line's flags that
-/// a chat message names spelled as the tools' arguments.
-fn in_tool_terms(error: &packer::Error, message: String) -> String {
-    match error {
-        // What is wrong with a chat request or its template is said by
-        // the files' reader in the command line's flags (a preformatted
-        // problem); the flags that have tool arguments are named here.
-        packer::Error::InvalidChatRequest { .. }
-        | packer::Error::InvalidChatTemplate { .. }
-        | packer::Error::RequestFramingUnknown { .. } => CHAT_FLAGS
-            .iter()
-            .fold(message, |message, (flag, argument)| {
-                message.replace(flag, argument)
-            }),
-        _ => message,
-    }
-}
-
-/// The command line's words in chat messages, and the tools' for them.
-const CHAT_FLAGS: [(&str, &str); 6] = [
-    ("the --request file", "the argument 'request'"),
-    ("--chat-template FILE", "the argument 'chatTemplate'"),
-    ("--chat-template", "the argument 'chatTemplate'"),
-    ("the --tokenizer file", "the tokenizer file"),
-    ("--tokenizer", "the argument 'tokenizer'"),
-    ("--encoding o200k_harmony", "encoding o200k_harmony"),
-];
 
 impl From<packer::Error> for ToolError {
     fn from(error: packer::Error) -> ToolError {

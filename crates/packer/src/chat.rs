@@ -401,8 +401,8 @@ impl ChatTemplate {
             && let Ok(config) = serde_json::from_str::<serde_json::Value>(text)
             && config.is_object()
         {
-            return ChatTemplate::from_config(&config)?.ok_or_else(|| {
-                problem("is missing: the tokenizer_config.json has no `chat_template`; give the template with --chat-template".into())
+            return ChatTemplate::from_config(&config)?.ok_or(Error::ChatTemplateMissing {
+                looked_in: crate::error::ChatTemplatePlace::GivenConfig,
             });
         }
         Ok(ChatTemplate {
@@ -1087,6 +1087,10 @@ mod tests {
         );
         let error = ChatTemplate::from_bytes(br#"{"eos_token": "</s>"}"#).unwrap_err();
         assert_eq!(error.code(), "invalid-chat-template");
-        assert!(error.to_string().contains("--chat-template"), "{error}");
+        assert_eq!(
+            error.to_string(),
+            "the chat template is missing: the tokenizer_config.json given has no \
+             chat_template; give it with --chat-template"
+        );
     }
 }

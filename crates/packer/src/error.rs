@@ -69,6 +69,11 @@ pub enum Setting {
     OutlineOn,
     /// The chat request file (`--request`).
     RequestFile,
+    /// The chat request file, as the subject of a message (`the --request
+    /// file`).
+    RequestFileSubject,
+    /// The chat template file (`--chat-template`).
+    ChatTemplate,
     /// The reservation for everything outside the payload
     /// (`--reserved-other-input-tokens`).
     ReservedOtherInput,
@@ -109,9 +114,26 @@ impl Names for CommandLine {
             Setting::OutlineShare => "--outline-share",
             Setting::OutlineOn => "--outline",
             Setting::RequestFile => "--request",
+            Setting::RequestFileSubject => "the --request file",
+            Setting::ChatTemplate => "--chat-template",
             Setting::ReservedOtherInput => "--reserved-other-input-tokens",
         }
     }
+}
+
+/// Where a chat template was looked for and not found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ChatTemplatePlace {
+    /// A `tokenizer_config.json` given as the template, without
+    /// `chat_template`.
+    GivenConfig,
+    /// Beside the tokenizer file: a `tokenizer_config.json` without
+    /// `chat_template`.
+    ConfigBesideTokenizer,
+    /// Beside the tokenizer file: neither `chat_template.jinja` nor
+    /// `tokenizer_config.json`.
+    NothingBesideTokenizer,
 }
 
 /// Why the settings of a request, given by name, make no request (see
@@ -585,7 +607,7 @@ pub enum Error {
     },
     /// The `--request` file is not a chat request packer can render
     /// (SPEC §2.4).
-    #[error("the --request file {problem}")]
+    #[error("{}", self.message(&CommandLine))]
     InvalidChatRequest {
         /// What is wrong, with a position or an index (never the file's
         /// text).
@@ -598,6 +620,14 @@ pub enum Error {
         /// What is wrong, naming the template's line (never a message's
         /// text).
         problem: String,
+    },
+    /// There is no chat template to render the request with: none given,
+    /// and none beside the tokenizer file (or none in the config given).
+    #[error("{}", self.message(&CommandLine))]
+    ChatTemplateMissing {
+        /// Where it was looked for, for the message (`the tokenizer_config.json
+        /// beside` the tokenizer file, say); never a file's text.
+        looked_in: ChatTemplatePlace,
     },
     /// `--request` with a counter whose framing of messages is not
     /// published exactly (OpenAI's API encodings): refused, never
@@ -1147,7 +1177,9 @@ impl Error {
             Error::InvalidTokenizer { .. } => "invalid-tokenizer",
             Error::UnsupportedTokenizer { .. } => "unsupported-tokenizer",
             Error::InvalidChatRequest { .. } => "invalid-chat-request",
-            Error::InvalidChatTemplate { .. } => "invalid-chat-template",
+            Error::InvalidChatTemplate { .. } | Error::ChatTemplateMissing { .. } => {
+                "invalid-chat-template"
+            }
             Error::RequestFramingUnknown { .. } => "request-framing-unknown",
             Error::InvalidBudget { .. } | Error::ReservationsExceedContext { .. } => {
                 "invalid-budget"
@@ -1219,6 +1251,7 @@ impl Error {
             | Error::UnsupportedTokenizer { .. }
             | Error::InvalidChatRequest { .. }
             | Error::InvalidChatTemplate { .. }
+            | Error::ChatTemplateMissing { .. }
             | Error::InvalidBudget { .. }
             | Error::ReservationsExceedContext { .. }
             | Error::TooManyDocuments { .. }
@@ -1298,13 +1331,38 @@ impl Error {
             Error::RequestFramingUnknown { counted_with } => format!(
                 "{} needs a chat template to render the request, and {counted_with} has none \
                  packer can count exactly (the framing of OpenAI's API messages and tools is \
-                 not published); give --tokenizer with the model's tokenizer.json (and its \
-                 tokenizer_config.json or --chat-template), or --encoding o200k_harmony for \
-                 gpt-oss; or drop {} and keep {} for everything outside the payload",
+                 not published); give the model's tokenizer.json as {} (with its \
+                 tokenizer_config.json beside it, or {}), or {} o200k_harmony for gpt-oss; or \
+                 drop {} and keep {} for everything outside the payload",
                 name(Setting::RequestFile),
+                name(Setting::TokenizerFile),
+                name(Setting::ChatTemplate),
+                name(Setting::Encoding),
                 name(Setting::RequestFile),
                 name(Setting::ReservedOtherInput)
             ),
+            Error::InvalidChatRequest { problem } => {
+                format!("{} {problem}", name(Setting::RequestFileSubject))
+            }
+            Error::ChatTemplateMissing { looked_in } => {
+                let place = match looked_in {
+                    ChatTemplatePlace::GivenConfig => {
+                        "the tokenizer_config.json given has no chat_template".to_owned()
+                    }
+                    ChatTemplatePlace::ConfigBesideTokenizer => format!(
+                        "the tokenizer_config.json beside {} has no chat_template",
+                        name(Setting::TokenizerFile)
+                    ),
+                    ChatTemplatePlace::NothingBesideTokenizer => format!(
+                        "there is no chat_template.jinja or tokenizer_config.json beside {}",
+                        name(Setting::TokenizerFile)
+                    ),
+                };
+                format!(
+                    "the chat template is missing: {place}; give it with {}",
+                    name(Setting::ChatTemplate)
+                )
+            }
             Error::InvalidBaseUrl => format!(
                 "{} must be an absolute http or https URL with a host and no credentials",
                 name(Setting::BaseUrl)
@@ -1434,6 +1492,8 @@ mod tests {
                 Setting::OutlineShare => "<outline share>",
                 Setting::OutlineOn => "<outline on>",
                 Setting::RequestFile => "<request>",
+                Setting::RequestFileSubject => "<request file>",
+                Setting::ChatTemplate => "<chat template>",
                 Setting::ReservedOtherInput => "<reserved other input>",
             }
         }
