@@ -496,6 +496,37 @@ fn plan_counting(
     selector.finish(optimal)
 }
 
+/// A document's focused excerpts (SPEC: all its windows of matching lines
+/// first, then one fewer at a time), each as its labelled entry and its
+/// text, made one at a time as they are asked for.
+pub(crate) fn excerpt_entries<'a>(
+    maker: &'a Entries,
+    document: &'a Document,
+    options: &'a ExcerptOptions,
+) -> impl Iterator<Item = (Entry, String)> + 'a {
+    let focus = Focus::new(&document.content, Some(&options.query), options.context);
+    (1..=focus.windows())
+        .rev()
+        .map(move |windows| {
+            (
+                focus.excerpt_for(Reader::Model, windows, options.max_chars),
+                focus.chars(),
+            )
+        })
+        .take_while(|(excerpt, _)| excerpt.shows_lines)
+        .map(move |(excerpt, of_chars)| {
+            let label = Label::Excerpt(ExcerptLabel {
+                query: options.query.clone(),
+                lines: excerpt.lines,
+                of_chars,
+            });
+            (
+                maker.document(document, &excerpt.text, Some(&label)),
+                excerpt.text,
+            )
+        })
+}
+
 /// The decisions of a failed run: each one made so far, sent nowhere
 /// (nothing is selected when packing fails), and `not-tried` for the rest.
 fn not_tried(content_tokens: &[usize], decided: &[Option<Decision>]) -> Vec<Decision> {
@@ -713,21 +744,9 @@ impl<'a> Selector<'a> {
             return false;
         };
         let document = &excerpts.documents[index];
-        let options = excerpts.options;
-        let focus = Focus::new(&document.content, Some(&options.query), options.context);
         let maker = self.layout.entries();
         let before = self.total();
-        for windows in (1..=focus.windows()).rev() {
-            let excerpt = focus.excerpt_for(Reader::Model, windows, options.max_chars);
-            if !excerpt.shows_lines {
-                break;
-            }
-            let label = Label::Excerpt(ExcerptLabel {
-                query: options.query.clone(),
-                lines: excerpt.lines,
-                of_chars: focus.chars(),
-            });
-            let entry = maker.document(document, &excerpt.text, Some(&label));
+        for (entry, _) in excerpt_entries(&maker, document, excerpts.options) {
             if self.crosses(&entry) {
                 return false;
             }

@@ -415,27 +415,9 @@ fn excerpt_entries(
     document: &Document,
     options: &super::ExcerptOptions,
 ) -> Vec<Candidate> {
-    use crate::envelope::{ExcerptLabel, Label};
-    use crate::focus::{Focus, Reader};
-    let focus = Focus::new(&document.content, Some(&options.query), options.context);
-    let mut entries = Vec::new();
-    for windows in (1..=focus.windows()).rev() {
-        let excerpt = focus.excerpt_for(Reader::Model, windows, options.max_chars);
-        if !excerpt.shows_lines {
-            break;
-        }
-        let label = Label::Excerpt(ExcerptLabel {
-            query: options.query.clone(),
-            lines: excerpt.lines,
-            of_chars: focus.chars(),
-        });
-        entries.push((
-            maker.document(document, &excerpt.text, Some(&label)),
-            maker.counter().count(&excerpt.text),
-            Reason::ExcerptFits,
-        ));
-    }
-    entries
+    super::excerpt_entries(maker, document, options)
+        .map(|(entry, text)| (entry, maker.counter().count(&text), Reason::ExcerptFits))
+        .collect()
 }
 
 /// What every step reads.
