@@ -749,11 +749,7 @@ impl Framing {
     pub(crate) fn count_or_note(&self, payload: &str) -> usize {
         match self.render(payload) {
             Ok(rendered) => rendered.tokens,
-            Err(error) => {
-                let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
-                failure.get_or_insert(error);
-                usize::MAX / 4
-            }
+            Err(error) => self.note(error),
         }
     }
 
@@ -768,11 +764,7 @@ impl Framing {
         match self.count_around(payload, stretch) {
             Ok(Some(tokens)) => tokens,
             Ok(None) => self.count_or_note(payload),
-            Err(error) => {
-                let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
-                failure.get_or_insert(error);
-                usize::MAX / 4
-            }
+            Err(error) => self.note(error),
         }
     }
 
@@ -819,6 +811,14 @@ impl Framing {
                 ))
             })
             .as_ref()
+    }
+
+    /// Keeps `error` if it is the first failure, and gives a count larger
+    /// than any budget for the trial that met it.
+    fn note(&self, error: Error) -> usize {
+        let mut failure = self.failure.lock().unwrap_or_else(|p| p.into_inner());
+        failure.get_or_insert(error);
+        usize::MAX / 4
     }
 
     /// The first failure [`Framing::count_or_note`] met, if any.
