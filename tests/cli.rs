@@ -1094,6 +1094,39 @@ fn windows_hold_every_document_in_as_few_exact_payloads_as_possible() {
     assert!(json["windowCount"].as_u64().unwrap() >= 2);
 }
 
+/// `--windows --note-omissions`: each window's note lists what is not in
+/// it, in input order and bounded, as in another window or as too big,
+/// counted like the rest of the window.
+#[test]
+fn each_window_notes_what_the_other_windows_hold() {
+    let mut payloads = String::new();
+    for envelope in ["json", "xml", "markdown"] {
+        let json = checked_windows(
+            &[
+                "pack",
+                "fixtures/guide.json",
+                "--windows",
+                "--budget",
+                "160",
+                "--note-omissions",
+                "--note-omissions-max",
+                "2",
+                "--envelope",
+                envelope,
+            ],
+            packer::Encoding::Cl100kBase,
+        );
+        for window in json["windows"].as_array().unwrap() {
+            payloads.push_str(&format!(
+                "--- {envelope}, window {} ---\n{}\n",
+                window["index"],
+                window["payloadText"].as_str().unwrap()
+            ));
+        }
+    }
+    insta::assert_snapshot!("windows_with_notes", payloads);
+}
+
 #[test]
 fn out_dir_gets_each_window_byte_for_byte_and_never_replaces_a_file() {
     let dir = tempdir().join("windows");
@@ -1191,11 +1224,6 @@ fn windows_refuse_what_has_no_meaning_for_them() {
         &["--format", "payload"],
         "error[usage]: --format payload prints one payload; with --windows, give --out-dir DIR \
          for each window's payload (and --format json, summary or report)",
-    );
-    refused(
-        &["--note-omissions"],
-        "error[usage]: --windows does not take --note-omissions yet: every document is in some \
-         window",
     );
     let run = exec(&[&base[..], &["--payload-out", "x.txt"]].concat());
     assert_eq!(run.status, 2);

@@ -9,6 +9,7 @@ use std::sync::LazyLock;
 
 use common::oracle;
 
+use packer::envelope::DEFAULT_NOTE_OMISSIONS_MAX;
 use packer::pack::ExcerptOptions;
 use packer::{
     Counter, Document, Encoding, Envelope, Error, Fixture, Format, Options, PartialBudget, Policy,
@@ -862,16 +863,127 @@ proptest! {
     }
 }
 
+/// A window's note as the README defines it (`--windows
+/// --note-omissions`): at most this many listed, and the documents
+/// skipped as too big; `None` without notes.
+type WindowNote<'a> = Option<(usize, &'a [usize])>;
+
+/// `text` (a window's envelope without a note) followed by its note: the
+/// documents not in `order`, in input order, each in another window
+/// unless skipped.
+fn with_window_note(
+    layout: Envelope,
+    documents: &[Document],
+    order: &[usize],
+    text: String,
+    note: WindowNote<'_>,
+) -> String {
+    let Some((max, skipped)) = note else {
+        return text;
+    };
+    let string = |s: &str| serde_json::to_string(s).unwrap();
+    let attr = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+    };
+    let escaped = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    let rest: Vec<&Document> = documents
+        .iter()
+        .filter(|d| !order.contains(&d.index))
+        .collect();
+    let listed = &rest[..rest.len().min(max)];
+    let more = rest.len() - listed.len();
+    let reason = |d: &Document| {
+        if skipped.contains(&d.index) {
+            ("whole-document-does-not-fit", "whole document does not fit")
+        } else {
+            ("in-another-window", "in another window")
+        }
+    };
+    let mut out = text;
+    match layout {
+        Envelope::Xml => {
+            out.push_str("\n<omitted_documents>\n");
+            for d in listed {
+                let (code, _) = reason(d);
+                out.push_str(&match shown(d) {
+                    Some((_, value)) => format!(
+                        "<omitted id=\"{}\" reason=\"{code}\">{}</omitted>\n",
+                        attr(&d.id),
+                        escaped(value)
+                    ),
+                    None => format!("<omitted id=\"{}\" reason=\"{code}\"/>\n", attr(&d.id)),
+                });
+            }
+            if more > 0 {
+                out.push_str(&format!("<omitted_more count=\"{more}\"/>\n"));
+            }
+            out.push_str("</omitted_documents>");
+        }
+        Envelope::Markdown => {
+            out.push_str("# Not in this window\n");
+            for d in listed {
+                let (_, words) = reason(d);
+                out.push_str(&match shown(d) {
+                    Some((_, value)) => format!("- {}: {value} ({words})\n", d.id),
+                    None => format!("- {} ({words})\n", d.id),
+                });
+            }
+            if more > 0 {
+                out.push_str(&format!("- and {more} more\n"));
+            } else if listed.is_empty() {
+                out.push_str("(none)\n");
+            }
+        }
+        _ => {
+            out.pop();
+            let omitted: Vec<String> = listed
+                .iter()
+                .map(|d| {
+                    let source = shown(d).map_or(String::new(), |(field, value)| {
+                        format!(r#","{field}":{}"#, string(value))
+                    });
+                    format!(
+                        r#"{{"id":{}{source},"reason":"{}"}}"#,
+                        string(&d.id),
+                        reason(d).0
+                    )
+                })
+                .collect();
+            out.push_str(&format!(r#","omitted":[{}]"#, omitted.join(",")));
+            if more > 0 {
+                out.push_str(&format!(r#","omittedMore":{more}"#));
+            }
+            out.push('}');
+        }
+    }
+    out
+}
+
 /// The envelope of `order` labelled `window index of count` as the README
-/// defines it, built independently of packer.
+/// defines it, with its note when `note` is given, built independently of
+/// packer.
 fn window_envelope(
     layout: Envelope,
     documents: &[Document],
     order: &[usize],
     index: usize,
     count: usize,
+    note: WindowNote<'_>,
 ) -> String {
-    let text = envelope(layout, documents, order, None);
+    let text = with_window_note(
+        layout,
+        documents,
+        order,
+        envelope(layout, documents, order, None),
+        note,
+    );
     let (at, insert) = match layout {
         Envelope::Xml => (
             "<documents".len(),
@@ -902,26 +1014,33 @@ fn partitions(items: &[usize]) -> Vec<Vec<Vec<usize>>> {
     out
 }
 
-/// Checks `--windows` on one input (see the property tests below).
+/// Checks `--windows` on one input (see the property tests below), with
+/// each window's note listing at most `notes` documents when it is given.
 fn check_windows(
     documents: Vec<Document>,
     encoding: Encoding,
     available: u64,
     layout: Envelope,
+    notes: Option<usize>,
 ) -> Result<(), TestCaseError> {
     let fixture = fixture(documents.clone(), encoding, available);
     let request = Request {
         options: Options {
             envelope: layout,
             windows: true,
+            note_omissions: notes.is_some(),
+            note_omissions_max: notes.unwrap_or(DEFAULT_NOTE_OMISSIONS_MAX),
             ..Options::default()
         },
         ..Request::default()
     };
     let core = oracle(encoding);
-    let count = |order: &[usize], index: usize, windows: usize| {
-        core.encode_ordinary(&window_envelope(layout, &documents, order, index, windows))
-            .len()
+    let count_noting = |order: &[usize], index: usize, windows: usize, skipped: &[usize]| {
+        let note = notes.map(|max| (max, skipped));
+        core.encode_ordinary(&window_envelope(
+            layout, &documents, order, index, windows, note,
+        ))
+        .len()
     };
     let required: Vec<usize> = documents
         .iter()
@@ -931,12 +1050,23 @@ fn check_windows(
     let outcome = match packer::pack_windows(&fixture, &request) {
         Ok(outcome) => outcome,
         Err(failure) => {
-            // Only when the required documents do not fit one window.
-            prop_assert!(count(&required, 1, 1) as u64 > available, "{failure:?}");
+            // Only when the required documents do not fit one window (with
+            // a note listing the others as too big, or as elsewhere).
+            let rest: Vec<usize> = (0..documents.len())
+                .filter(|index| !required.contains(index))
+                .collect();
+            prop_assert!(
+                count_noting(&required, 1, 1, &rest) as u64 > available
+                    || count_noting(&required, 1, 1, &[]) as u64 > available,
+                "{failure:?}"
+            );
             return Ok(());
         }
     };
     let windows = &outcome.windows;
+    let count = |order: &[usize], index: usize, windows_count: usize| {
+        count_noting(order, index, windows_count, &windows.skipped)
+    };
     let k = windows.count();
     let with_required = |members: &[usize]| -> Vec<usize> {
         required
@@ -951,7 +1081,8 @@ fn check_windows(
     let mut placed = vec![0; documents.len()];
     for (b, window) in windows.windows.iter().enumerate() {
         prop_assert_eq!(window.index, b + 1);
-        let expected = window_envelope(layout, &documents, &window.order, b + 1, k);
+        let note = notes.map(|max| (max, &windows.skipped[..]));
+        let expected = window_envelope(layout, &documents, &window.order, b + 1, k, note);
         prop_assert_eq!(&window.payload_text, &expected);
         prop_assert_eq!(window.used_tokens, core.encode_ordinary(&expected).len());
         prop_assert!(window.used_tokens as u64 <= available);
@@ -1021,8 +1152,14 @@ fn check_windows(
             .min()
             .unwrap_or(0)
             .max(1);
-        prop_assert_eq!(k, fewest);
-        prop_assert!(windows.optimal);
+        if notes.is_none() {
+            prop_assert_eq!(k, fewest);
+            prop_assert!(windows.optimal);
+        } else {
+            // With notes only the bound proves a count the fewest.
+            prop_assert!(k >= fewest);
+            prop_assert!(!windows.optimal || k == fewest);
+        }
     }
     prop_assert!(windows.lower_bound <= k);
     Ok(())
@@ -1065,7 +1202,21 @@ proptest! {
         available in 30u64..400,
         layout in layout(),
     ) {
-        check_windows(documents, encoding, available, layout)?;
+        check_windows(documents, encoding, available, layout, None)?;
+    }
+
+    /// The same with each window's note of what is not in it
+    /// (`--note-omissions`, a few listed): every note is the README's, in
+    /// every layout, and counted exactly.
+    #[test]
+    fn windows_with_notes_list_what_is_elsewhere_and_stay_exact(
+        documents in documents(9),
+        encoding in select(&[Encoding::Cl100kBase, Encoding::O200kBase, Encoding::R50kBase][..]),
+        available in 30u64..500,
+        layout in layout(),
+        max in 0usize..4,
+    ) {
+        check_windows(documents, encoding, available, layout, Some(max))?;
     }
 
     /// The same with documents of a few sizes and budgets near their sums,
@@ -1076,7 +1227,7 @@ proptest! {
         available in 40u64..200,
         layout in layout(),
     ) {
-        check_windows(documents, Encoding::Cl100kBase, available, layout)?;
+        check_windows(documents, Encoding::Cl100kBase, available, layout, None)?;
     }
 }
 
@@ -1085,18 +1236,26 @@ proptest! {
 
     /// `--windows` with a tokenizer file: every window is the file's full
     /// count of its payload and fits, every document is in one window or
-    /// does not fit even alone.
+    /// does not fit even alone; with notes, every window's note lists what
+    /// is not in it.
     #[test]
     fn tokenizer_files_keep_every_window_exact(
         documents in tokenizer_documents(8),
         tokenizer in tokenizer_file(),
         available in 40u64..600,
         layout in layout(),
+        notes in prop::option::of(0usize..4),
     ) {
         let fixture = fixture(documents.clone(), Encoding::Cl100kBase, available);
         let request = Request {
             tokenizer: Some(tokenizer),
-            options: Options { envelope: layout, windows: true, ..Options::default() },
+            options: Options {
+                envelope: layout,
+                windows: true,
+                note_omissions: notes.is_some(),
+                note_omissions_max: notes.unwrap_or(DEFAULT_NOTE_OMISSIONS_MAX),
+                ..Options::default()
+            },
             ..Request::default()
         };
         let Ok(outcome) = packer::pack_windows(&fixture, &request) else {
@@ -1108,6 +1267,10 @@ proptest! {
         for window in &windows.windows {
             prop_assert_eq!(window.used_tokens, counter.count(&window.payload_text));
             prop_assert!(window.used_tokens as u64 <= available);
+            let note = notes.map(|max| (max, &windows.skipped[..]));
+            let expected =
+                window_envelope(layout, &documents, &window.order, window.index, windows.count(), note);
+            prop_assert_eq!(&window.payload_text, &expected);
             for &index in &window.order {
                 placed[index] += 1;
             }

@@ -48,6 +48,10 @@ OPTION_SETS = [
     (["--max-input-bytes", "600"], {"max_input_bytes": 600}),
     (["--windows", "--budget", "120"], {"windows": True, "budget": 120}),
     (["--windows", "--envelope", "markdown"], {"windows": True, "envelope": "markdown"}),
+    (
+        ["--windows", "--budget", "160", "--note-omissions", "--note-omissions-max", "2"],
+        {"windows": True, "budget": 160, "note_omissions": True, "note_omissions_max": 2},
+    ),
     (["--outline", "--outline-share", "20"], {"outline": True, "outline_share": 20}),
 ]
 

@@ -95,8 +95,35 @@ mod json;
 mod markdown;
 mod xml;
 
-/// The reason every omitted entry carries.
+/// The reason an omitted entry carries when its document does not fit.
 pub const OMITTED_REASON: &str = "whole-document-does-not-fit";
+
+/// Why a note lists a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Omission {
+    /// It does not fit (in a window: not even alone).
+    DoesNotFit,
+    /// It is in another window (`--windows`).
+    InAnotherWindow,
+}
+
+impl Omission {
+    /// The reason's code in the JSON and XML notes.
+    pub fn code(self) -> &'static str {
+        match self {
+            Omission::DoesNotFit => OMITTED_REASON,
+            Omission::InAnotherWindow => "in-another-window",
+        }
+    }
+
+    /// The reason in words (the Markdown notes of windows).
+    pub fn words(self) -> &'static str {
+        match self {
+            Omission::DoesNotFit => "whole document does not fit",
+            Omission::InAnotherWindow => "in another window",
+        }
+    }
+}
 
 /// How many omitted documents a note lists by default (SPEC §3.1).
 pub const DEFAULT_NOTE_OMISSIONS_MAX: usize = 50;
@@ -116,6 +143,11 @@ pub(crate) trait Layout: Sync {
     fn description(&self) -> &'static str;
     /// The fixed texts.
     fn shape(&self) -> &'static Shape;
+    /// The fixed texts of a window's envelope (`--windows`), whose note
+    /// lists the documents that are not in it.
+    fn windows_shape(&self) -> &'static Shape {
+        self.shape()
+    }
     /// The text after the last listed omitted entry when `more` are not
     /// listed.
     fn more(&self, more: usize) -> String;
@@ -131,8 +163,9 @@ pub(crate) trait Layout: Sync {
         label: Option<&Label>,
         verbatim: &mut Vec<Verbatim>,
     ) -> String;
-    /// An omitted document's entry in the note.
-    fn omitted(&self, document: &Document) -> String;
+    /// An omitted document's entry in the note, listed for `omission`; in
+    /// a window's note when `windows`.
+    fn omitted(&self, document: &Document, omission: Omission, windows: bool) -> String;
     /// Where the count of an envelope splits between entries.
     fn cut(&self) -> Cut;
 }
@@ -225,10 +258,6 @@ impl Envelope {
 
     fn layout(self) -> &'static dyn Layout {
         LAYOUTS[usize::from(self.0)]
-    }
-
-    fn shape(self) -> &'static Shape {
-        self.layout().shape()
     }
 
     fn more(self, more: usize) -> String {
@@ -393,6 +422,8 @@ pub struct Entries {
     counter: Counter,
     /// With omission notes: how many omitted documents are listed at most.
     note_max: Option<usize>,
+    /// Whether the entries are a window's (`--windows`).
+    windows: bool,
     /// Tokens of each ending and of the omitted list's two endings, for the
     /// layouts whose entries are counted alone.
     ending_tokens: [usize; 4],
@@ -403,13 +434,46 @@ impl Entries {
     /// Entries in `envelope`, counted with `counter`; `note_max` is `Some`
     /// (the cap on listed documents) when omissions are noted.
     pub fn new(envelope: Envelope, counter: Counter, note_max: Option<usize>) -> Entries {
-        let shape = envelope.shape();
+        Entries::with_shape(envelope, counter, note_max, false)
+    }
+
+    /// Entries of windows (`--windows`): with omission notes, each window's
+    /// note lists the documents that are not in it, in the layout's
+    /// windows shape, and documents are counted for every ending (a
+    /// window's count is also reckoned without its note).
+    pub fn for_windows(envelope: Envelope, counter: Counter, note_max: Option<usize>) -> Entries {
+        Entries::with_shape(envelope, counter, note_max, true)
+    }
+
+    fn with_shape(
+        envelope: Envelope,
+        counter: Counter,
+        note_max: Option<usize>,
+        windows: bool,
+    ) -> Entries {
+        let layout = envelope.layout();
+        let shape = if windows {
+            layout.windows_shape()
+        } else {
+            layout.shape()
+        };
         Entries {
             envelope,
             counter,
             note_max,
+            windows,
             ending_tokens: shape.endings.map(|text| counter.count(text)),
             list_end_tokens: [shape.list_end, shape.more_join].map(|text| counter.count(text)),
+        }
+    }
+
+    /// The fixed texts these entries are written among.
+    fn shape(&self) -> &'static Shape {
+        let layout = self.envelope.layout();
+        if self.windows {
+            layout.windows_shape()
+        } else {
+            layout.shape()
         }
     }
 
@@ -472,12 +536,17 @@ impl Entries {
                 })
                 .collect()
         };
-        let endings: &[Ending] = if self.note_max.is_some() {
-            &[Ending::NoneOmitted, Ending::Listed, Ending::MoreOnly]
-        } else {
-            &[Ending::Plain]
+        let endings: &[Ending] = match (self.note_max, self.windows) {
+            (Some(_), true) => &[
+                Ending::Plain,
+                Ending::NoneOmitted,
+                Ending::Listed,
+                Ending::MoreOnly,
+            ],
+            (Some(_), false) => &[Ending::NoneOmitted, Ending::Listed, Ending::MoreOnly],
+            (None, _) => &[Ending::Plain],
         };
-        let shape = self.envelope.shape();
+        let shape = self.shape();
         let mut ends = [0; 4];
         let (next, known, skips) = match self.envelope.cut() {
             Cut::FinalRun => {
@@ -525,10 +594,18 @@ impl Entries {
         (entry, skips)
     }
 
-    /// An omitted document's entry in the note.
+    /// An omitted document's entry in the note (it does not fit).
     pub fn omitted(&self, document: &Document) -> Entry {
-        let text = self.envelope.layout().omitted(document);
-        let shape = self.envelope.shape();
+        self.omitted_because(document, Omission::DoesNotFit)
+    }
+
+    /// A document's entry in the note, listed for `omission`.
+    pub fn omitted_because(&self, document: &Document, omission: Omission) -> Entry {
+        let text = self
+            .envelope
+            .layout()
+            .omitted(document, omission, self.windows);
+        let shape = self.shape();
         let (next, ends, known) = match self.envelope.cut() {
             Cut::FinalRun => {
                 let (split, _) = JsonSplit::new(&text, &self.counter, shape.omitted_join, &[]);
@@ -618,21 +695,17 @@ pub struct Envelopes {
 }
 
 impl Envelopes {
-    /// Document `index`'s entry.
-    pub(crate) fn entry(&self, index: usize) -> &Entry {
-        &self.documents[index]
-    }
-
-    /// The documents' entries, given back.
-    pub(crate) fn into_entries(self) -> Vec<Entry> {
-        self.documents
+    /// How the entries are made, the documents' entries and the omitted
+    /// ones, given back.
+    pub(crate) fn into_parts(self) -> (Entries, Vec<Entry>, Option<Vec<Entry>>) {
+        (self.entries, self.documents, self.omitted)
     }
 
     /// A layout of document entries and, when omissions are noted, one
     /// omitted entry per document (both in input order, made by `entries`).
     pub fn new(entries: Entries, documents: Vec<Entry>, omitted: Option<Vec<Entry>>) -> Envelopes {
         let counter = entries.counter;
-        let shape = entries.envelope.shape();
+        let shape = entries.shape();
         let positions = entries
             .envelope
             .position()
@@ -732,7 +805,7 @@ impl Envelopes {
     pub fn added_tokens_stay_inside(&self) -> bool {
         let counter = self.entries.counter;
         let envelope = self.entries.envelope;
-        let shape = envelope.shape();
+        let shape = self.entries.shape();
         let fixed = [
             shape.open,
             shape.join,
@@ -803,6 +876,72 @@ impl Envelopes {
         tally.total()
     }
 
+    /// [`Envelopes::total`] as if omissions were not noted (a window's
+    /// count before its note, `--windows`).
+    pub fn total_without_notes(&self, order: &[usize]) -> usize {
+        let mut tally = Tally::without_notes(self);
+        for &index in order {
+            tally.push(index);
+        }
+        tally.total()
+    }
+
+    /// The tokens document `index` adds as the last document before the
+    /// note that ends the cheapest way (the least of its counts for each
+    /// ending of a note); `last_tokens` without notes.
+    pub fn least_last_tokens(&self, index: usize) -> usize {
+        let ends = self.documents[index].counts.ends;
+        match self.omitted {
+            None => ends[Ending::Plain as usize],
+            Some(_) => [Ending::NoneOmitted, Ending::Listed, Ending::MoreOnly]
+                .map(|ending| ends[ending as usize])
+                .into_iter()
+                .min()
+                .expect("three endings"),
+        }
+    }
+
+    /// The note's part of a window's count at most, whatever the window
+    /// holds (`--windows`): what the last document's ending adds over its
+    /// plain one, plus the largest `N` listed entries with the costliest
+    /// ending and the costliest count of those not listed. Zero without
+    /// notes.
+    pub fn note_bound(&self) -> usize {
+        let Some(omitted) = &self.omitted else {
+            return 0;
+        };
+        let plain = Ending::Plain as usize;
+        let endings = [Ending::NoneOmitted, Ending::Listed, Ending::MoreOnly];
+        let ending = self
+            .documents
+            .iter()
+            .flat_map(|entry| {
+                endings
+                    .map(|e| entry.counts.ends[e as usize].saturating_sub(entry.counts.ends[plain]))
+            })
+            .chain(endings.map(|e| self.empties[e as usize].saturating_sub(self.empties[plain])))
+            .max()
+            .unwrap_or(0);
+        let mut nexts: Vec<usize> = omitted.iter().map(|entry| entry.counts.next).collect();
+        nexts.sort_unstable_by(|a, b| b.cmp(a));
+        let shown = self.entries.note_max.unwrap_or(0).min(nexts.len());
+        let listed: usize = nexts[..shown].iter().sum();
+        let last = omitted
+            .iter()
+            .map(|entry| {
+                entry.counts.ends[0]
+                    .max(entry.counts.ends[1])
+                    .saturating_sub(entry.counts.next)
+            })
+            .max()
+            .unwrap_or(0);
+        let more = (0..=omitted.len().saturating_sub(shown))
+            .map(|m| self.more_tokens(m))
+            .max()
+            .unwrap_or(0);
+        ending + listed + last + more
+    }
+
     /// The envelope's text for documents `order`.
     pub fn render(&self, order: &[usize]) -> String {
         self.render_with(order, |_| None)
@@ -831,7 +970,7 @@ impl Envelopes {
                 parts.push((out.len(), entry));
             }
         };
-        let shape = self.envelope().shape();
+        let shape = self.entries.shape();
         let listed: Vec<usize> = match &self.omitted {
             Some(_) => {
                 let mut chosen = vec![false; self.documents.len()];
@@ -1058,6 +1197,18 @@ impl<'a> Tally<'a> {
             next_sum: 0,
             documents: 0,
             omitted: layout.omitted.as_deref().map(Omitted::all),
+        }
+    }
+
+    /// The envelope with no documents, counted as if omissions were not
+    /// noted.
+    pub fn without_notes(layout: &'a Envelopes) -> Tally<'a> {
+        Tally {
+            layout,
+            last: None,
+            next_sum: 0,
+            documents: 0,
+            omitted: None,
         }
     }
 

@@ -161,8 +161,6 @@ pub enum RequestProblem {
     NoteOmissionsMaxWithoutNotes,
     /// An excerpt's context or size without an excerpt query.
     ExcerptWithoutQuery,
-    /// Windows with omission notes (not supported yet).
-    WindowsWithNoteOmissions,
     /// A share of the budget for whole documents without outlines.
     OutlineShareWithoutOutline,
     /// A share of the budget over 100 percent.
@@ -204,11 +202,6 @@ impl RequestProblem {
                 "{} need {}",
                 name(Setting::ExcerptSizes),
                 name(Setting::ExcerptQuery)
-            ),
-            RequestProblem::WindowsWithNoteOmissions => format!(
-                "{} does not take {} yet: every document is in some window",
-                name(Setting::Windows),
-                name(Setting::NoteOmissionsOn)
             ),
             RequestProblem::OutlineShareWithoutOutline => format!(
                 "{} needs {}",

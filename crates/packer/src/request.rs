@@ -101,9 +101,6 @@ impl RequestNames {
         {
             return Err(refused(RequestProblem::ExcerptWithoutQuery));
         }
-        if self.windows && self.note_omissions {
-            return Err(refused(RequestProblem::WindowsWithNoteOmissions));
-        }
         let outline = match (self.outline, self.outline_share) {
             (false, Some(_)) => return Err(refused(RequestProblem::OutlineShareWithoutOutline)),
             (_, Some(share)) if share > 100 => {

@@ -4,7 +4,7 @@
 //! is stored from its `id` key on, and the `{"` before the key belongs to
 //! what precedes it (`{"documents":[{"`, `,{"`, `],"omitted":[{"`).
 
-use super::{Cut, Label, Layout, OMITTED_REASON, Shape, Verbatim};
+use super::{Cut, Label, Layout, Omission, Shape, Verbatim};
 use crate::fixture::Document;
 
 /// Compact JSON (SPEC §2), the default.
@@ -77,13 +77,13 @@ impl Layout for Json {
 
     /// `id":ID,"url":URL,"reason":REASON}` (the entry after its opening
     /// `{"`; the source as in a document's entry).
-    fn omitted(&self, document: &Document) -> String {
+    fn omitted(&self, document: &Document, omission: Omission, _windows: bool) -> String {
         let mut out = String::with_capacity(document.id.len() * 2 + 64);
         out.push_str(r#"id":"#);
         push_string(&mut out, &document.id);
         push_source(&mut out, document);
         out.push_str(r#","reason":""#);
-        out.push_str(OMITTED_REASON);
+        out.push_str(omission.code());
         out.push_str(r#""}"#);
         out
     }

@@ -27,7 +27,7 @@
 //! followed by `#` or `-` (see [`super`]): no blank line sits at a cut,
 //! because a run of newlines is split differently when it ends the text.
 
-use super::{Cut, Label, Layout, Shape, Verbatim};
+use super::{Cut, Label, Layout, Omission, Shape, Verbatim};
 use crate::fixture::Document;
 
 /// A heading and a fenced block per document (SPEC §2.1).
@@ -100,12 +100,26 @@ impl Layout for Markdown {
         out
     }
 
-    /// `- {id}: {url}\n`, or `- {id}\n` for a path equal to the id.
-    fn omitted(&self, document: &Document) -> String {
-        match document.shown_source() {
-            Some(source) => format!("- {}: {}\n", document.id, source.as_str()),
-            None => format!("- {}\n", document.id),
+    /// `- {id}: {url}\n`, or `- {id}\n` for a path equal to the id; in a
+    /// window's note, the reason in words follows in parentheses:
+    /// `- {id}: {url} (in another window)\n`.
+    fn omitted(&self, document: &Document, omission: Omission, windows: bool) -> String {
+        let mut out = format!("- {}", document.id);
+        if let Some(source) = document.shown_source() {
+            out.push_str(": ");
+            out.push_str(source.as_str());
         }
+        if windows {
+            out.push_str(" (");
+            out.push_str(omission.words());
+            out.push(')');
+        }
+        out.push('\n');
+        out
+    }
+
+    fn windows_shape(&self) -> &'static Shape {
+        &WINDOWS_SHAPE
     }
 }
 
@@ -127,6 +141,31 @@ const SHAPE: Shape = Shape {
         "# Documents\n(none)\n# Omitted documents (whole document does not fit)\n(none)\n",
         "# Documents\n(none)\n# Omitted documents (whole document does not fit)\n",
         "# Documents\n(none)\n# Omitted documents (whole document does not fit)\n",
+    ],
+    omitted_join: "",
+    list_end: "",
+    more_join: "",
+};
+
+/// The heading of a window's note (`--windows`).
+const WINDOWS_NOTES: &str = "# Not in this window\n";
+
+/// The Markdown envelope's fixed texts in a window (`--windows`): its note
+/// lists the documents that are not in it, each with its reason.
+const WINDOWS_SHAPE: Shape = Shape {
+    open: "# Documents\n",
+    join: "",
+    endings: [
+        "",
+        "# Not in this window\n(none)\n",
+        WINDOWS_NOTES,
+        WINDOWS_NOTES,
+    ],
+    empties: [
+        "# Documents\n(none)\n",
+        "# Documents\n(none)\n# Not in this window\n(none)\n",
+        "# Documents\n(none)\n# Not in this window\n",
+        "# Documents\n(none)\n# Not in this window\n",
     ],
     omitted_join: "",
     list_end: "",

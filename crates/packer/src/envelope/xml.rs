@@ -7,7 +7,7 @@
 //! (`="` before it and `"` after it are punctuation runs that stop at a
 //! digit and at a space), so its tokens are counted apart.
 
-use super::{Cut, Label, Layout, OMITTED_REASON, Shape, Verbatim};
+use super::{Cut, Label, Layout, Omission, Shape, Verbatim};
 use crate::fixture::Document;
 
 /// `<document>` elements (SPEC §2.1).
@@ -93,12 +93,12 @@ impl Layout for Xml {
     /// `<omitted id="{ATTR(id)}" reason="{REASON}">{TEXT(url)}</omitted>\n`,
     /// or `<omitted id="{ATTR(id)}" reason="{REASON}"/>\n` for a path equal
     /// to the id.
-    fn omitted(&self, document: &Document) -> String {
+    fn omitted(&self, document: &Document, omission: Omission, _windows: bool) -> String {
         let mut out = String::with_capacity(document.id.len() * 2 + 64);
         out.push_str("<omitted id=\"");
         push_attr(&mut out, &document.id);
         out.push_str("\" reason=\"");
-        out.push_str(OMITTED_REASON);
+        out.push_str(omission.code());
         match document.shown_source() {
             Some(source) => {
                 out.push_str("\">");

@@ -79,7 +79,7 @@
 use rayon::prelude::*;
 
 use super::{Decision, DoesNotFit, Failure, Options, Policy, Reason, not_tried, priority_order};
-use crate::envelope::{Entries, Entry, Envelope, Envelopes};
+use crate::envelope::{Entries, Entry, Envelope, Envelopes, Omission, Tally};
 use crate::error::Error;
 use crate::fixture::Document;
 use crate::tokens::{Counter, Splitting};
@@ -247,7 +247,8 @@ pub(super) fn windows_counting(
     options: &Options,
     whole: bool,
 ) -> Result<Windows, Failure> {
-    let maker = Entries::new(options.envelope, counter, None);
+    let notes = options.note_omissions.then_some(options.note_omissions_max);
+    let maker = Entries::for_windows(options.envelope, counter, notes);
     let counted: Vec<(Entry, usize)> = documents
         .par_iter()
         .map(|document| maker.document_and_count(document))
@@ -263,7 +264,14 @@ pub(super) fn windows_counting(
         .filter(|d| d.required)
         .map(|d| d.index)
         .collect();
-    let mut layout = Envelopes::new(maker, entries, None);
+    // With notes, every document is first listed as in another window.
+    let elsewhere = notes.map(|_| {
+        documents
+            .par_iter()
+            .map(|document| maker.omitted_because(document, Omission::InAnotherWindow))
+            .collect()
+    });
+    let mut layout = Envelopes::new(maker, entries, elsewhere);
     let mut derived = Vec::new();
     if options.outline.is_some() || options.excerpt.is_some() {
         (layout, derived) = derive_the_too_big(
@@ -274,6 +282,12 @@ pub(super) fn windows_counting(
             options,
             &mut content_tokens,
         );
+    }
+    let mut skipped = None;
+    if notes.is_some() {
+        let (noted, placed) = settle_the_skipped(documents, layout, &required, available, whole);
+        layout = noted;
+        skipped = Some(placed);
     }
     let rest = documents.iter().filter(|d| !d.required);
     let payload_order: Vec<usize> = if options.policy == Policy::Priority {
@@ -293,6 +307,7 @@ pub(super) fn windows_counting(
         labels: &labels,
         available,
         content_tokens: &content_tokens,
+        skipped: skipped.as_deref(),
     };
     let mut windows = if whole {
         whole_windows(&context)
@@ -330,9 +345,13 @@ fn derive_the_too_big(
 ) -> (Envelopes, Vec<(usize, Reason)>) {
     let labels = Labels::new(&layout);
     let room = (available as usize).saturating_sub(labels.widest(documents.len().max(1)));
-    let costs = Costs::new(&layout, required.to_vec(), (0..documents.len()).collect());
+    // An empty window holding the required documents (and its note).
+    let mut base = Tally::new(&layout);
+    for &index in required {
+        base.push(index);
+    }
     let too_big: Vec<usize> = (0..documents.len())
-        .filter(|index| !required.contains(index) && costs.alone(*index) > room)
+        .filter(|index| !required.contains(index) && base.total_with(*index) > room)
         .collect();
     if too_big.is_empty() {
         return (layout, Vec::new());
@@ -353,35 +372,87 @@ fn derive_the_too_big(
             (index, candidates)
         })
         .collect();
-    let envelope = layout.entries().envelope();
-    let counter = layout.entries().counter();
     let mut chosen = Vec::new();
     for (index, levels) in levels {
         for (entry, content, reason) in levels {
-            // An empty window holding the required documents and this one.
-            let mut alone: Vec<Entry> = required.iter().map(|&r| layout.entry(r).clone()).collect();
-            alone.push(entry.clone());
-            let with = Envelopes::new(Entries::new(envelope, counter, None), alone, None);
-            let costs = Costs::new(
-                &with,
-                (0..required.len()).collect(),
-                (0..=required.len()).collect(),
-            );
-            if costs.alone(required.len()) <= room {
+            // That empty window with this one added.
+            if base.total_with_counts(index, entry.counts(), true) <= room {
                 chosen.push((index, entry, content, reason));
                 break;
             }
         }
     }
-    let mut entries = layout.into_entries();
+    let (maker, mut entries, omitted) = layout.into_parts();
     let mut derived = Vec::with_capacity(chosen.len());
     for (index, entry, content, reason) in chosen {
         entries[index] = entry;
         content_tokens[index] = content;
         derived.push((index, reason));
     }
-    let layout = Envelopes::new(Entries::new(envelope, counter, None), entries, None);
-    (layout, derived)
+    (Envelopes::new(maker, entries, omitted), derived)
+}
+
+/// With notes (`--note-omissions`): which documents do not fit even alone
+/// in an empty window, with its note and the widest label of as many
+/// windows as there are documents; each is listed in every note as not
+/// fitting, the others as in another window. Since a document's reason is
+/// part of the other windows' notes, the set is found again with the
+/// reasons it gives until it no longer grows. The layout with those notes,
+/// and the skipped documents in input order.
+fn settle_the_skipped(
+    documents: &[Document],
+    mut layout: Envelopes,
+    required: &[usize],
+    available: u64,
+    whole: bool,
+) -> (Envelopes, Vec<usize>) {
+    let count = documents.len().max(1);
+    let mut skipped = vec![false; documents.len()];
+    loop {
+        let labels = Labels::new(&layout);
+        let room = (available as usize).saturating_sub(labels.widest(count));
+        let fits: Vec<bool> = if whole {
+            let counter = layout.counter();
+            let envelope = layout.envelope();
+            (0..documents.len())
+                .into_par_iter()
+                .map(|index| {
+                    let mut order = required.to_vec();
+                    order.push(index);
+                    let text = labelled(envelope, &layout.render(&order), count, count);
+                    counter.count(&text) <= available as usize
+                })
+                .collect()
+        } else {
+            let mut base = Tally::new(&layout);
+            for &index in required {
+                base.push(index);
+            }
+            (0..documents.len())
+                .map(|index| base.total_with(index) <= room)
+                .collect()
+        };
+        let mut grew = false;
+        for index in 0..documents.len() {
+            if !documents[index].required && !fits[index] && !skipped[index] {
+                skipped[index] = true;
+                grew = true;
+            }
+        }
+        if !grew {
+            break;
+        }
+        let (maker, entries, omitted) = layout.into_parts();
+        let mut omitted = omitted.expect("notes");
+        for (index, document) in documents.iter().enumerate() {
+            if skipped[index] {
+                omitted[index] = maker.omitted_because(document, Omission::DoesNotFit);
+            }
+        }
+        layout = Envelopes::new(maker, entries, Some(omitted));
+    }
+    let skipped = (0..documents.len()).filter(|&i| skipped[i]).collect();
+    (layout, skipped)
 }
 
 /// A source file's outlines, fullest first, as entries with their content
@@ -427,6 +498,9 @@ struct Context<'a> {
     labels: &'a Labels,
     available: u64,
     content_tokens: &'a [usize],
+    /// With notes: the documents that do not fit even alone, decided
+    /// once (see [`settle_the_skipped`]).
+    skipped: Option<&'a [usize]>,
 }
 
 /// The per-entry arithmetic of a window's count (see the module
@@ -448,7 +522,7 @@ impl<'a> Costs<'a> {
         Costs {
             open: layout.open_tokens(),
             required_next: required.iter().map(|&r| layout.next_tokens(r)).sum(),
-            required_alone: layout.total(&required),
+            required_alone: layout.total_without_notes(&required),
             layout,
             required,
             rank,
@@ -476,6 +550,12 @@ impl<'a> Costs<'a> {
                     as usize
             }
         }
+    }
+
+    /// The least that ending the window can change: `tail` without
+    /// notes, and with them the cheapest ending before a note.
+    fn least_tail(&self, index: usize) -> i64 {
+        self.layout.least_last_tokens(index) as i64 - self.layout.next_tokens(index) as i64
     }
 
     /// The count without a label of the window holding `index` alone.
@@ -785,6 +865,7 @@ fn best_packing<'a>(
     limit: usize,
     items: &[usize],
     documents: usize,
+    exact_room: Option<usize>,
 ) -> Packing<'a> {
     let mut next_fit = Packing::new(costs, limit);
     next_fit.next_fit_all(items);
@@ -798,8 +879,10 @@ fn best_packing<'a>(
     ffd.first_fit_all(&decreasing);
     ffd.empty_smallest(LOCAL_SEARCH_WORK);
     ffd.keep_neighbours_together(items, documents);
+    let exact = exact_room.and_then(|room| exact_first_fit_decreasing(costs, items, room));
     [next_fit, first_fit, ffd]
         .into_iter()
+        .chain(exact)
         .min_by_key(|packing| {
             (
                 packing.bins.len(),
@@ -807,6 +890,56 @@ fn best_packing<'a>(
             )
         })
         .expect("three packings")
+}
+
+/// With notes: first fit decreasing where each window is counted exactly,
+/// its note included, against `room` (`available` less the label
+/// reserve); documents by their count alone in a window, largest first.
+/// `None` when keeping a running count per window would take too much
+/// memory.
+fn exact_first_fit_decreasing<'a>(
+    costs: &'a Costs<'a>,
+    items: &[usize],
+    room: usize,
+) -> Option<Packing<'a>> {
+    /// Windows times documents kept at most (each window's running count
+    /// holds a few words per document).
+    const MOST_CELLS: usize = 20_000_000;
+    let layout = costs.layout;
+    let mut base = Tally::new(layout);
+    for &index in &costs.required {
+        base.push(index);
+    }
+    let mut decreasing: Vec<(usize, usize)> = items
+        .iter()
+        .map(|&index| (base.total_with(index), index))
+        .collect();
+    decreasing.sort_by_key(|&(alone, index)| (std::cmp::Reverse(alone), index));
+    let mut packing = Packing::new(costs, room);
+    let mut tallies: Vec<Tally<'_>> = Vec::new();
+    for (_, index) in decreasing {
+        let at_end = |bin: &Bin| {
+            bin.last
+                .is_none_or(|last| costs.rank[index] > costs.rank[last])
+        };
+        let found = (0..tallies.len())
+            .find(|&b| tallies[b].total_with_at(index, at_end(&packing.bins[b])) <= room);
+        let b = match found {
+            Some(b) => b,
+            None => {
+                if (tallies.len() + 1).saturating_mul(costs.rank.len()) > MOST_CELLS {
+                    return None;
+                }
+                tallies.push(base.clone());
+                packing.bins.push(Bin::default());
+                tallies.len() - 1
+            }
+        };
+        let end = at_end(&packing.bins[b]);
+        tallies[b].push_counts(index, layout.counts(index), end);
+        packing.add(b, index);
+    }
+    Some(packing)
 }
 
 /// Packing with the per-entry arithmetic (see the module documentation).
@@ -818,28 +951,67 @@ fn tiktoken_windows(context: &Context<'_>) -> Result<Windows, Failure> {
         ..
     } = *context;
     let documents = costs.rank.len();
+    let layout = costs.layout;
+    let notes = layout.notes_omissions();
     // Each round: (placed documents, windows, reserve, items, skipped, packing).
     type Round<'a> = (usize, usize, usize, Vec<usize>, Vec<usize>, Packing<'a>);
     let mut best: Option<Round<'_>> = None;
     let mut reserve = labels.widest(1);
+    // With notes, room is also kept for the note: at first what the note
+    // of a window holding only the required documents costs, then what
+    // the notes of the windows found cost, at most the bound that holds
+    // for every window.
+    let note_of = |order: &[usize]| layout.total(order) - layout.total_without_notes(order);
+    let note_bound = layout.note_bound();
+    let mut note_reserve = note_of(&costs.required);
     let mut rounds = 0;
     loop {
-        if let Err(failure) = check_required(context, reserve, |order| costs.layout.total(order)) {
+        if let Err(failure) = check_required(context, reserve, |order| layout.total(order)) {
             if best.is_some() {
                 break;
             }
             return Err(failure);
         }
-        let limit = (available - reserve as u64) as usize;
-        let (items, skipped): (Vec<usize>, Vec<usize>) = (0..documents)
-            .filter(|&index| !costs.required.contains(&index))
-            .partition(|&index| costs.alone(index) <= limit);
-        let packing = best_packing(costs, limit, &items, documents);
+        let limit = (available - reserve as u64).saturating_sub(note_reserve as u64) as usize;
+        let (items, skipped): (Vec<usize>, Vec<usize>) = match context.skipped {
+            Some(skipped) => (
+                (0..documents)
+                    .filter(|index| {
+                        !costs.required.contains(index) && skipped.binary_search(index).is_err()
+                    })
+                    .collect(),
+                skipped.to_vec(),
+            ),
+            None => (0..documents)
+                .filter(|&index| !costs.required.contains(&index))
+                .partition(|&index| costs.alone(index) <= limit),
+        };
+        let exact_room = notes.then(|| (available as usize).saturating_sub(reserve));
+        let packing = best_packing(costs, limit, &items, documents, exact_room);
         let count = packing.bins.len();
         let widest = labels.widest(count);
         rounds += 1;
-        let settled = widest == reserve;
-        if widest <= reserve {
+        // The largest note of the windows found, when some window does not
+        // fit with it.
+        let notes_over = notes
+            .then(|| {
+                let parts: Vec<(usize, usize)> = packing
+                    .bins
+                    .par_iter()
+                    .map(|bin| {
+                        let mut order = costs.required.clone();
+                        order.extend_from_slice(&bin.members);
+                        (layout.total(&order), note_of(&order))
+                    })
+                    .collect();
+                let over = parts
+                    .iter()
+                    .any(|&(total, _)| (total + reserve) as u64 > available);
+                over.then(|| parts.iter().map(|&(_, note)| note).max().unwrap_or(0))
+            })
+            .flatten();
+        let settled = widest == reserve && notes_over.is_none();
+        if widest <= reserve && notes_over.is_none() {
             // Every window fits its real label: a valid round. The best
             // places the most documents, then uses the fewest windows.
             let better = best.as_ref().is_none_or(|b| {
@@ -851,6 +1023,13 @@ fn tiktoken_windows(context: &Context<'_>) -> Result<Windows, Failure> {
         }
         if settled || (best.is_some() && rounds >= SETTLING_ROUNDS) {
             break;
+        }
+        if let Some(largest) = notes_over {
+            note_reserve = if rounds >= SETTLING_ROUNDS {
+                note_bound
+            } else {
+                largest.max(note_reserve + 1).min(note_bound)
+            };
         }
         // Follow the labels of the windows found; after a few rounds
         // without a valid one, only grow the reserve (which ends: with a
@@ -865,7 +1044,9 @@ fn tiktoken_windows(context: &Context<'_>) -> Result<Windows, Failure> {
     let mut bins = packing.bins;
     sort_bins(costs, &mut bins);
     let (lower_bound, mut optimal) = lower_bound(context, &items, bins.len());
-    if !optimal && items.len() <= MOST_SEARCHED {
+    // The search counts windows without their notes; with notes, only the
+    // bound can prove a count the fewest.
+    if !optimal && !notes && items.len() <= MOST_SEARCHED {
         // Look for fewer windows, one fewer at a time, until a search
         // proves there are none.
         loop {
@@ -903,17 +1084,53 @@ fn tiktoken_windows(context: &Context<'_>) -> Result<Windows, Failure> {
     let mut decisions: Vec<Option<Decision>> = vec![None; documents];
     let mut placement = vec![None; documents];
     let packing = Packing::new(costs, 0);
-    for (b, bin) in bins.iter().enumerate() {
-        let label = window_labels[b];
-        let with = packing.cost(bin) + label;
-        for &index in &bin.members {
-            let without = packing.cost_without(bin, index) + label;
+    let numbers: Vec<Vec<(usize, usize, usize)>> = bins
+        .par_iter()
+        .enumerate()
+        .map(|(b, bin)| {
+            let label = window_labels[b];
+            if !notes {
+                let with = packing.cost(bin) + label;
+                return bin
+                    .members
+                    .iter()
+                    .map(|&index| (index, packing.cost_without(bin, index) + label, with))
+                    .collect();
+            }
+            // The note changes with the window's members: count each
+            // window without one of them.
+            let mut order = costs.required.clone();
+            order.extend_from_slice(&bin.members);
+            let with = layout.total(&order) + label;
+            let base = costs.required.len();
+            (0..bin.members.len())
+                .map(|m| {
+                    let mut tally = Tally::new(layout);
+                    for (at, &index) in order.iter().enumerate() {
+                        if at != base + m {
+                            tally.push(index);
+                        }
+                    }
+                    (bin.members[m], tally.total() + label, with)
+                })
+                .collect()
+        })
+        .collect();
+    for (b, window) in numbers.into_iter().enumerate() {
+        for (index, without, with) in window {
             decisions[index] = Some(decision(context, index, Reason::Fits, without, with));
             placement[index] = Some(b + 1);
         }
     }
+    // With notes, a skipped document was found not to fit with room for
+    // the widest label of as many windows as there are documents.
+    let reserve = if notes {
+        reserve.max(labels.widest(documents.max(1)))
+    } else {
+        reserve
+    };
     decide_required_and_skipped(context, reserve, &mut decisions, &skipped, |order| {
-        costs.layout.total(order)
+        layout.total(order)
     });
     Ok(Windows {
         available_tokens: available,
@@ -1070,7 +1287,6 @@ where
     let count = bins.len().max(1);
     let empty = [Bin::default()];
     let bins = if bins.is_empty() { &empty[..] } else { bins };
-    let packing = Packing::new(costs, 0);
     bins.par_iter()
         .enumerate()
         .map(|(b, bin)| {
@@ -1093,7 +1309,7 @@ where
                 })
                 .collect();
             let counted = layout.recount(&text, &parts);
-            let used_tokens = check(b + 1, packing.cost(bin))(counted)?;
+            let used_tokens = check(b + 1, layout.total(&order))(counted)?;
             if used_tokens as u64 > context.available {
                 return Err(Error::CountMismatch {
                     counted,
@@ -1124,7 +1340,11 @@ fn lower_bound(context: &Context<'_>, items: &[usize], found: usize) -> (usize, 
         // One window holds the required documents, if any.
         return (1, found <= 1);
     }
-    let min_tail = items.iter().map(|&i| costs.tail(i)).min().unwrap_or(0);
+    let min_tail = items
+        .iter()
+        .map(|&i| costs.least_tail(i))
+        .min()
+        .unwrap_or(0);
     let positions = costs.layout.position_tokens(costs.required.len() + 1);
     let base = (costs.open + costs.required_next + positions) as i64 + min_tail;
     let mut sizes: Vec<u64> = items.iter().map(|&i| costs.next(i) as u64).collect();
@@ -1349,7 +1569,11 @@ fn whole_windows(context: &Context<'_>) -> Result<Windows, Failure> {
         let mut decreasing = Vec::new();
         let mut skipped = Vec::new();
         for (index, alone) in numbers {
-            if alone <= limit {
+            let fits = match context.skipped {
+                Some(skipped) => skipped.binary_search(&index).is_err(),
+                None => alone <= limit,
+            };
+            if fits {
                 decreasing.push(index);
             } else {
                 skipped.push(index);
