@@ -75,6 +75,23 @@
 //! `true` only then.
 //!
 //! Counting whole, only a single window is claimed optimal.
+//!
+//! # With notes (`--note-omissions`)
+//!
+//! Each window's note lists the documents not in it (input order, at most
+//! `N`, then a count): `in-another-window`, or `whole-document-does-not-fit`
+//! for a skipped one. The skipped documents are found first, with the
+//! note (see [`settle_the_skipped`]). A window's note depends on which
+//! documents are elsewhere, so its count is no longer a sum over its own
+//! documents: the arithmetic above packs with room kept for the note (the
+//! note of a window holding nothing, then the largest note of the windows
+//! found while one of them does not fit, after a few rounds the bound of
+//! [`Envelopes::note_bound`]), and a first fit decreasing counts each
+//! window exactly with a running [`Tally`] (see
+//! [`exact_first_fit_decreasing`]). Every window is counted with its note
+//! by the [`Tally`] of its documents and recounted in full. The lower
+//! bound takes each window's cheapest ending before a note and an empty
+//! list; the exhaustive search (which counts without notes) is not used.
 
 use rayon::prelude::*;
 
