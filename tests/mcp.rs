@@ -274,6 +274,72 @@ async fn a_directory_pack_equals_the_command_lines_pack_dir() {
     client.cancel().await.unwrap();
 }
 
+/// A directory's packer.toml is honoured over MCP as on the command line:
+/// it fills what no argument gives, an argument wins over it, and a file
+/// with an unknown key is refused with its line and column.
+#[tokio::test]
+async fn a_packer_toml_fills_what_no_argument_gives_as_on_the_command_line() {
+    let tree = Tree::new("config");
+    fs::write(
+        tree.project().join("packer.toml"),
+        "envelope = \"xml\"\npriorities = [\"src/**=3\"]\npolicy = \"priority\"\n\
+         note-omissions = true\nnote-omissions-max = 1\nencoding = \"o200k_base\"\n",
+    )
+    .unwrap();
+    let client = connect(&tree.0, &["--root", "project"]).await;
+    let cases: [(Value, &[&str]); 2] = [
+        (
+            json!({"path": ".", "budget": 300}),
+            &["--dir", "project", "--budget", "300"],
+        ),
+        (
+            json!({"path": ".", "budget": 300, "envelope": "json", "priorities": ["README.md=9"]}),
+            &[
+                "--dir",
+                "project",
+                "--budget",
+                "300",
+                "--envelope",
+                "json",
+                "--priority",
+                "README.md=9",
+            ],
+        ),
+    ];
+    for (arguments, cli_args) in cases {
+        let result = call(&client, "pack_directory", arguments.clone()).await;
+        assert_eq!(result.is_error, Some(false), "{arguments}: {result:?}");
+        let payload = texts(&result)[0].to_owned();
+        assert_eq!(payload, cli_payload(&tree.0, cli_args), "{arguments}");
+        assert_eq!(
+            oracle_count(Encoding::O200kBase, &payload),
+            result.structured_content.as_ref().unwrap()["usedTokens"]
+                .as_u64()
+                .unwrap() as usize
+        );
+        if arguments.get("envelope").is_none() {
+            assert!(payload.starts_with("<documents>\n<document index=\"1\" id=\"src/"));
+            assert!(payload.contains("<omitted_documents>"), "{payload}");
+        } else {
+            assert!(payload.starts_with(r#"{"documents":[{"id":"README.md""#));
+        }
+    }
+    fs::write(tree.project().join("packer.toml"), "budgett = 5\n").unwrap();
+    let result = call(
+        &client,
+        "pack_directory",
+        json!({"path": ".", "budget": 300}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(true));
+    let text = texts(&result).join("\n");
+    assert!(
+        text.contains("packer.toml") && text.contains("line 1"),
+        "{text}"
+    );
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test]
 async fn a_missing_path_or_a_file_is_named_with_what_is_wrong() {
     let tree = Tree::new("missing");

@@ -198,83 +198,36 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     };
     let empty = Config::default();
     let file = found.as_ref().map_or(&empty, |found| &found.config);
-    let note_omissions = args.note_omissions || file.note_omissions == Some(true);
-    let excerpt_query = args
-        .excerpt_query
-        .clone()
-        .or_else(|| file.excerpt_query.clone());
-    let excerpt = excerpt_query.is_some();
+    // The flags, each `None` where it has its default; then the file
+    // fills what no flag gives.
+    let given = |value: usize, default: usize| (value != default).then_some(value);
     let mut names = RequestNames {
-        policy: args
-            .policy
-            .map(|policy| policy.name().to_owned())
-            .or_else(|| file.policy.clone()),
-        envelope: args
-            .envelope
-            .map(|envelope| envelope.name().to_owned())
-            .or_else(|| file.envelope.clone()),
+        policy: args.policy.map(|policy| policy.name().to_owned()),
+        envelope: args.envelope.map(|envelope| envelope.name().to_owned()),
         default_envelope: if args.dir.is_some() {
             Envelope::Markdown
         } else {
             Envelope::Json
         },
-        note_omissions,
-        note_omissions_max: note_omissions.then(|| {
-            repo::or_file(
-                args.note_omissions_max,
-                DEFAULT_NOTE_OMISSIONS_MAX,
-                file.note_omissions_max,
-            )
-        }),
-        excerpt_query,
-        excerpt_context: excerpt.then(|| {
-            repo::or_file(
-                args.excerpt_context,
-                packer::focus::DEFAULT_CONTEXT,
-                file.excerpt_context,
-            )
-        }),
-        excerpt_max_chars: excerpt.then(|| {
-            repo::or_file(
-                args.excerpt_max_chars,
-                packer::focus::DEFAULT_MAX_CHARS,
-                file.excerpt_max_chars,
-            )
-        }),
-        windows: args.windows || file.windows == Some(true),
-        outline: args.outline || file.outline == Some(true),
-        outline_share: args.outline_share.or(file.outline_share),
+        note_omissions: args.note_omissions,
+        note_omissions_max: given(args.note_omissions_max, DEFAULT_NOTE_OMISSIONS_MAX),
+        excerpt_query: args.excerpt_query.clone(),
+        excerpt_context: given(args.excerpt_context, packer::focus::DEFAULT_CONTEXT),
+        excerpt_max_chars: given(args.excerpt_max_chars, packer::focus::DEFAULT_MAX_CHARS),
+        windows: args.windows,
+        outline: args.outline,
+        outline_share: args.outline_share,
         ..args.settings.names()
     };
+    file.fill_names(&mut names);
+    if !names.note_omissions {
+        names.note_omissions_max = None;
+    }
+    if names.excerpt_query.is_none() {
+        names.excerpt_context = None;
+        names.excerpt_max_chars = None;
+    }
     let settings = &args.settings;
-    if settings.encoding.is_none() && settings.model.is_none() && settings.tokenizer.is_none() {
-        // The file's model wins over its encoding.
-        if file.model.is_some() {
-            names.model = file.model.clone();
-        } else {
-            names.encoding = file.encoding.clone();
-        }
-    }
-    if args.dir.is_some() && names.budget.is_none() {
-        // Each budget value: the flag, else the file.
-        let from_file = file.budget();
-        for (value, from_file) in [
-            (&mut names.context_tokens, from_file.context_tokens),
-            (
-                &mut names.reserved_other_input_tokens,
-                from_file.reserved_other_input_tokens,
-            ),
-            (
-                &mut names.reserved_output_tokens,
-                from_file.reserved_output_tokens,
-            ),
-            (&mut names.safety_tokens, from_file.safety_tokens),
-        ] {
-            if value.is_none() {
-                *value = from_file;
-            }
-        }
-    }
     let file_request = args.request.is_none() && file.request.is_some();
     if args.format == FormatArg::Request && args.request.is_none() && !file_request {
         use clap::CommandFactory;

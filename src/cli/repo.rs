@@ -131,23 +131,6 @@ impl CollectFlags {
     fn options(&self, config: Option<&Config>) -> Result<CollectOptions, Error> {
         let empty = Config::default();
         let config = config.unwrap_or(&empty);
-        // Checked when the file was read.
-        let from_file = |url: &str| collect::base_url(url).map_err(|_| Error::InvalidBaseUrl);
-        let base_url = match (&self.base_url, &config.base_url) {
-            (Some(url), _) => Some(collect::base_url(url).map_err(|_| Error::InvalidBaseUrl)?),
-            (None, Some(url)) => Some(from_file(url)?),
-            (None, None) => None,
-        };
-        // The file's rules first, so that a flag's rule, later, wins.
-        let mut priorities: Vec<PriorityRule> = config
-            .priorities
-            .iter()
-            .flatten()
-            .filter_map(|rule| rule.parse().ok())
-            .collect();
-        priorities.extend(self.priorities.iter().cloned());
-        let mut globs = config.globs.clone().unwrap_or_default();
-        globs.extend(self.globs.iter().cloned());
         let max_total_bytes = or_file(
             self.max_total_bytes,
             collect::DEFAULT_MAX_TOTAL_BYTES,
@@ -158,9 +141,13 @@ impl CollectFlags {
             .as_deref()
             .map(|path| read_list(path, max_total_bytes))
             .transpose()?;
-        Ok(CollectOptions {
+        let base_url = match &self.base_url {
+            Some(url) => Some(collect::base_url(url).map_err(|_| Error::InvalidBaseUrl)?),
+            None => None,
+        };
+        let mut options = CollectOptions {
             base_url,
-            globs,
+            globs: self.globs.clone(),
             max_file_bytes: or_file(
                 self.max_file_bytes,
                 collect::DEFAULT_MAX_FILE_BYTES,
@@ -168,25 +155,24 @@ impl CollectFlags {
             ),
             max_files: or_file(self.max_files, collect::DEFAULT_MAX_FILES, config.max_files),
             max_total_bytes,
-            hidden: self.hidden || config.hidden == Some(true),
-            no_ignore: self.no_ignore || config.no_ignore == Some(true),
+            hidden: self.hidden,
+            no_ignore: self.no_ignore,
             allow_secrets: self.allow_secrets,
-            priorities,
-            git_order: self.git_order || config.git_order == Some(true),
+            priorities: self.priorities.clone(),
+            git_order: self.git_order,
             files_from,
             tree: if self.tree {
                 TreeOption::Required
             } else if self.tree_optional {
                 TreeOption::Optional
             } else {
-                match config.tree {
-                    Some(config::Tree::On(true)) => TreeOption::Required,
-                    Some(config::Tree::Kind(config::TreeKind::Optional)) => TreeOption::Optional,
-                    _ => TreeOption::None,
-                }
+                TreeOption::None
             },
             confine: Vec::new(),
-        })
+        };
+        // The file fills what no flag gives (its rules before the flags').
+        config.fill_collect(&mut options)?;
+        Ok(options)
     }
 
     /// Collects `dir`, showing progress on a terminal and listing every

@@ -120,6 +120,99 @@ impl Config {
     }
 }
 
+impl Config {
+    /// Fills the packing settings a front end was not given (`None`, or
+    /// `false` for a switch) from the file: a switch is on when either
+    /// turns it on; the notes' cap only with notes, the excerpt's context
+    /// and length only with a query; the file's model (else its encoding)
+    /// only when no counter is given; the file's budget values only when
+    /// the whole-budget shorthand is not given, each where none is.
+    pub fn fill_names(&self, names: &mut packer::RequestNames) {
+        fn or<T: Clone>(given: &mut Option<T>, file: &Option<T>) {
+            if given.is_none() {
+                given.clone_from(file);
+            }
+        }
+        or(&mut names.policy, &self.policy);
+        or(&mut names.envelope, &self.envelope);
+        names.note_omissions |= self.note_omissions == Some(true);
+        if names.note_omissions {
+            or(&mut names.note_omissions_max, &self.note_omissions_max);
+        }
+        or(&mut names.excerpt_query, &self.excerpt_query);
+        if names.excerpt_query.is_some() {
+            or(&mut names.excerpt_context, &self.excerpt_context);
+            or(&mut names.excerpt_max_chars, &self.excerpt_max_chars);
+        }
+        names.windows |= self.windows == Some(true);
+        names.outline |= self.outline == Some(true);
+        or(&mut names.outline_share, &self.outline_share);
+        if !names.tokenizer && names.encoding.is_none() && names.model.is_none() {
+            // The file's model wins over its encoding.
+            if self.model.is_some() {
+                names.model.clone_from(&self.model);
+            } else {
+                names.encoding.clone_from(&self.encoding);
+            }
+        }
+        if names.budget.is_none() {
+            let file = self.budget();
+            for (given, file) in [
+                (&mut names.context_tokens, file.context_tokens),
+                (
+                    &mut names.reserved_other_input_tokens,
+                    file.reserved_other_input_tokens,
+                ),
+                (
+                    &mut names.reserved_output_tokens,
+                    file.reserved_output_tokens,
+                ),
+                (&mut names.safety_tokens, file.safety_tokens),
+            ] {
+                if given.is_none() {
+                    *given = file;
+                }
+            }
+        }
+    }
+
+    /// Fills the collecting settings a front end was not given from the
+    /// file: its globs and priority rules come first (so a given rule,
+    /// later, wins), a switch is on when either turns it on, the base URL
+    /// and the tree where none is given. The size limits stay the front
+    /// end's.
+    pub fn fill_collect(&self, options: &mut crate::CollectOptions) -> Result<(), Error> {
+        if options.base_url.is_none()
+            && let Some(url) = &self.base_url
+        {
+            options.base_url = Some(crate::base_url(url).map_err(|_| Error::InvalidBaseUrl)?);
+        }
+        let mut globs = self.globs.clone().unwrap_or_default();
+        globs.append(&mut options.globs);
+        options.globs = globs;
+        // Checked when the file was read.
+        let mut priorities: Vec<PriorityRule> = self
+            .priorities
+            .iter()
+            .flatten()
+            .filter_map(|rule| rule.parse().ok())
+            .collect();
+        priorities.append(&mut options.priorities);
+        options.priorities = priorities;
+        options.git_order |= self.git_order == Some(true);
+        options.hidden |= self.hidden == Some(true);
+        options.no_ignore |= self.no_ignore == Some(true);
+        if options.tree == crate::TreeOption::None {
+            options.tree = match self.tree {
+                Some(Tree::On(true)) => crate::TreeOption::Required,
+                Some(Tree::Kind(TreeKind::Optional)) => crate::TreeOption::Optional,
+                _ => crate::TreeOption::None,
+            };
+        }
+        Ok(())
+    }
+}
+
 /// The `tree` key: `true`, `false` or `"optional"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(untagged)]

@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 
 use packer::error::{CommandLine, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, Names, Setting};
 use packer::output::{ErrorList, ErrorRecord};
-use packer::{Counter, Encoding, Fixture, Limits, Request, Tokenizer};
+use packer::{Counter, Encoding, Fixture, Limits, Request, RequestNames, Tokenizer};
 
 use jsonrpc::RawArguments;
 use sandbox::Roots;
@@ -236,13 +236,8 @@ impl Server {
         let path = args
             .string("path")?
             .ok_or_else(|| ToolError::Usage("the argument 'path' is missing".into()))?;
-        let request = self.request(&args, tools::DIRECTORY_ENVELOPE)?;
-        let options = packer_collect::CollectOptions {
-            // Checked again on the opened directory: a link swapped in
-            // after `resolve` is caught.
-            confine: self.roots.paths().to_vec(),
-            ..args.collect_options()?
-        };
+        let mut names = args.request_names(tools::DIRECTORY_ENVELOPE)?;
+        let mut options = args.collect_options()?;
         let dir = self.roots.resolve(path)?;
         if !dir.is_dir() {
             return Err(ToolError::Usage(format!(
@@ -251,7 +246,23 @@ impl Server {
                 packer::output::terminal_safe(path)
             )));
         }
-        let window = args.window()?;
+        // The directory's packer.toml (or .packer.toml) fills what no
+        // argument gives, as on the command line.
+        let found = packer_collect::config::find(&dir)?;
+        if let Some(found) = &found {
+            found.config.fill_names(&mut names);
+            found.config.fill_collect(&mut options)?;
+        }
+        // Checked again on the opened directory: a link swapped in after
+        // `resolve` is caught.
+        options.confine = self.roots.paths().to_vec();
+        let request = self.request(&args, names, found.as_ref().map(|found| (&*dir, found)))?;
+        let window = match args.window()? {
+            // The file's `windows = true`: the first window, as the
+            // argument would give.
+            None if request.options.windows => Some(1),
+            window => window,
+        };
         if window.is_some() && request.chat.is_some() {
             // Refused before the walk, as the library refuses it.
             return Err(windows_with_request());
@@ -276,7 +287,8 @@ impl Server {
             .raw("documents")
             .ok_or_else(|| ToolError::Usage("the argument 'documents' is missing".into()))?;
         self.check_size(documents)?;
-        let request = self.request(&args, tools::DOCUMENTS_ENVELOPE)?;
+        let names = args.request_names(tools::DOCUMENTS_ENVELOPE)?;
+        let request = self.request(&args, names, None)?;
         // The documents, as the client wrote them, go through the same
         // reader and validation as a fixture file, so every refusal has the
         // command line's code.
@@ -326,12 +338,15 @@ impl Server {
     /// The request a pack tool's arguments make, built by the library
     /// from their names; then the tokenizer file and the chat request, if
     /// any, loaded.
+    /// With `config`, a directory's configuration file: the chat request
+    /// it names (read beneath the directory) when the arguments give none.
     fn request(
         &self,
         args: &Arguments<'_>,
-        default_envelope: packer::Envelope,
+        names: RequestNames,
+        config: Option<(&std::path::Path, &packer_collect::config::Found)>,
     ) -> Result<Request, ToolError> {
-        let mut request = build(args, default_envelope)?;
+        let mut request = names.build()?;
         let tokenizer_path = match args.string("tokenizer")? {
             Some(path) => Some(self.roots.resolve_tokenizer(path)?),
             None => None,
@@ -343,6 +358,18 @@ impl Server {
             )?);
         }
         request.chat = self.chat(args, tokenizer_path.as_deref())?;
+        if request.chat.is_none()
+            && let Some((dir, found)) = config
+        {
+            request.chat = packer_collect::config::chat(
+                dir,
+                &found.config,
+                &found.name,
+                tokenizer_path.as_deref(),
+                packer_files::now(),
+            )?
+            .map(|chat| chat.chat);
+        }
         Ok(request)
     }
 
@@ -461,6 +488,8 @@ fn windows_with_request() -> ToolError {
 }
 
 /// The request a pack tool's arguments make, without the tokenizer file.
+/// The request of a pack tool's arguments alone (no file read).
+#[cfg(test)]
 fn build(args: &Arguments<'_>, default_envelope: packer::Envelope) -> Result<Request, ToolError> {
     Ok(args.request_names(default_envelope)?.build()?)
 }

@@ -81,7 +81,8 @@ counted exactly with the model's tokenizer. Files go in whole or not at all (nev
 those that do not fit are skipped, and with noteOmissions=true the payload itself lists them. \
 Files in .gitignore/.ignore, hidden files and .git/ are left out, as are files that \
 contain a secret (API keys, private keys, tokens), binary files, files over 1 MiB and files \
-that are not UTF-8. Document ids are paths relative to `path`. \
+that are not UTF-8. Document ids are paths relative to `path`. A packer.toml at the top of \
+`path` fills the settings the arguments do not give. \
 Returns the payload as text, and a summary: usedTokens (always <= availableTokens = budget), \
 selectedIds, skipped ids with reasons. With `request`, the whole chat request it goes into must \
 fit instead, and the text returned is that request, rendered. On failure returns an error \
