@@ -128,6 +128,61 @@ def pack(
     cannot serialize, or a ``request`` that is not a dict.
     """
 
+def pack_directory(
+    path: Union[str, "os.PathLike[str]"],
+    *,
+    budget: Optional[int] = None,
+    policy: Optional[Policy] = None,
+    envelope: Optional[Envelope] = None,
+    encoding: Optional[EncodingName] = None,
+    model: Optional[str] = None,
+    tokenizer: Optional[Union[str, "os.PathLike[str]"]] = None,
+    context_tokens: Optional[int] = None,
+    reserved_other_input_tokens: Optional[int] = None,
+    reserved_output_tokens: Optional[int] = None,
+    safety_tokens: Optional[int] = None,
+    note_omissions: bool = False,
+    note_omissions_max: Optional[int] = None,
+    excerpt_query: Optional[str] = None,
+    excerpt_context: Optional[int] = None,
+    excerpt_max_chars: Optional[int] = None,
+    outline: bool = False,
+    outline_share: Optional[int] = None,
+    windows: bool = False,
+    globs: Optional[list[str]] = None,
+    priorities: Optional[list[str]] = None,
+    git_order: bool = False,
+    files: Optional[list[str]] = None,
+    tree: Optional[Literal["required", "optional"]] = None,
+    base_url: Optional[str] = None,
+    hidden: bool = False,
+    no_ignore: bool = False,
+    config: Optional[Union[str, "os.PathLike[str]"]] = None,
+    no_config: bool = False,
+    payload: bool = True,
+) -> dict[str, Any]:
+    """Pack the text files under ``path``; return the object ``packer pack
+    --dir PATH --format json`` prints.
+
+    Files are collected as on the command line (ignored and hidden files,
+    ``.git``, binary, non-UTF-8, over 1 MiB and secret-holding files stay
+    out; ``hidden``/``no_ignore`` bring the first two in); ids are paths
+    relative to ``path``, with a url only for a Git checkout with a forge
+    remote or with ``base_url``. ``globs`` narrow, ``priorities`` are
+    ``"GLOB=N"`` rules (the last matching wins), ``git_order`` puts recently
+    changed files first within a priority, ``files`` collects exactly those
+    relative paths, ``tree`` adds the directory tree as a document. The
+    directory's ``packer.toml`` (or ``.packer.toml``), or the file
+    ``config`` names, fills every setting not given here; ``no_config=True``
+    ignores it. A budget is needed (``budget``, the separate values with the
+    reservations not given 0, or the configuration's). The envelope
+    defaults to ``"markdown"``. The other keywords are ``pack``'s (no chat
+    request here).
+
+    Raises ``PackerError`` for everything ``packer pack --dir`` refuses, with
+    the same code, exit status and message (``usage`` for a bad keyword).
+    """
+
 def count(
     text: Union[str, bytes],
     *,

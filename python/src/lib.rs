@@ -14,7 +14,7 @@ use packer::fixture::{DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
 use packer::output::{ErrorList, Refusal, Summary, WindowsSummary};
 use std::path::PathBuf;
 
-use packer::{Counter, Encoding, Error, Fixture, Limits, Policy, RequestNames};
+use packer::{Counter, Encoding, Error, Fixture, Limits, Policy, Request, RequestNames};
 use pyo3::exceptions::{PyException, PyOverflowError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
@@ -343,23 +343,227 @@ fn pack(
         }
         let fixture =
             Fixture::from_bytes(&bytes, &limits).map_err(|error| Failure::new(&error, None))?;
-        let refused = |failure: packer::Failure| {
-            let refusal = failure.does_not_fit().and_then(|does_not_fit| {
-                packer::settings(&fixture, &request).ok().map(|settings| {
-                    let refusal = Refusal::new(&fixture, &settings, &request.options, does_not_fit);
-                    serde_json::to_string(&refusal).expect("the refusal always serializes")
-                })
-            });
-            Failure::new(failure.error(), refusal)
-        };
-        if request.options.windows {
-            let outcome = packer::pack_windows(&fixture, &request).map_err(refused)?;
-            let summary = WindowsSummary::new(&fixture, &outcome, payload);
-            return Ok(serde_json::to_string(&summary).expect("the output always serializes"));
+        packed_json(&fixture, &request, payload)
+    });
+    let text = packed.map_err(|failure| failure.into_py(py))?;
+    Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
+}
+
+/// `fixture` packed (into windows with `windows`) as `packer pack --format
+/// json` prints it, or the failure with, when something does not fit, the
+/// object it prints then.
+fn packed_json(fixture: &Fixture, request: &Request, payload: bool) -> Result<String, Failure> {
+    if request.options.windows {
+        let outcome =
+            packer::pack_windows(fixture, request).map_err(|f| refused(fixture, request, f))?;
+        let summary = WindowsSummary::new(fixture, &outcome, payload);
+        return Ok(serde_json::to_string(&summary).expect("the output always serializes"));
+    }
+    summary_json(fixture, request, packer::pack(fixture, request), payload)
+}
+
+/// A single pack of `fixture` as `packer pack --format json` prints it.
+fn summary_json(
+    fixture: &Fixture,
+    request: &Request,
+    packed: Result<packer::Outcome, packer::Failure>,
+    payload: bool,
+) -> Result<String, Failure> {
+    let outcome = packed.map_err(|failure| refused(fixture, request, failure))?;
+    let summary = Summary::new(fixture, &outcome, payload);
+    Ok(serde_json::to_string(&summary).expect("the output always serializes"))
+}
+
+/// A pack's failure with, when something does not fit, the object
+/// `packer pack --format json` prints then.
+fn refused(fixture: &Fixture, request: &Request, failure: packer::Failure) -> Failure {
+    let refusal = failure.does_not_fit().and_then(|does_not_fit| {
+        packer::settings(fixture, request).ok().map(|settings| {
+            let refusal = Refusal::new(fixture, &settings, &request.options, does_not_fit);
+            serde_json::to_string(&refusal).expect("the refusal always serializes")
+        })
+    });
+    Failure::new(failure.error(), refusal)
+}
+
+/// Packs the text files under the directory ``path`` as ``packer pack
+/// --dir PATH --format json`` does, and returns the same object.
+///
+/// Files are collected as on the command line: ignored and hidden files,
+/// ``.git``, binary and non-UTF-8 files, files over 1 MiB and files that
+/// contain a secret stay out (``hidden``/``no_ignore`` bring the first two
+/// in); document ids are paths relative to ``path``, with a url only when
+/// the directory is a Git checkout with a forge remote (or ``base_url`` is
+/// given). ``globs`` narrow, ``priorities`` are ``"GLOB=N"`` rules (the last
+/// matching one wins), ``git_order`` puts recently changed files first
+/// within a priority, ``files`` collects exactly those relative paths, and
+/// ``tree`` (``"required"`` or ``"optional"``) adds the directory tree as
+/// a document. The directory's ``packer.toml`` (or ``.packer.toml``), or
+/// the file ``config`` names, fills every setting not given here, as on
+/// the command line; ``no_config=True`` ignores it. A budget is needed:
+/// ``budget`` or the separate budget values (those not given are 0), or
+/// the configuration's. The envelope defaults to ``"markdown"``, as for
+/// ``--dir``. The other keywords are ``pack``'s. The GIL is released while
+/// collecting and packing.
+///
+/// Raises ``PackerError`` with the command line's code, exit status and
+/// message for everything ``packer pack --dir`` refuses.
+#[pyfunction]
+#[pyo3(signature = (
+    path, *, budget=None, policy=None, envelope=None, encoding=None, model=None, tokenizer=None,
+    context_tokens=None, reserved_other_input_tokens=None, reserved_output_tokens=None,
+    safety_tokens=None, note_omissions=false, note_omissions_max=None, excerpt_query=None,
+    excerpt_context=None, excerpt_max_chars=None, outline=false, outline_share=None,
+    windows=false, globs=None, priorities=None, git_order=false, files=None, tree=None,
+    base_url=None, hidden=false, no_ignore=false, config=None, no_config=false, payload=true
+))]
+#[allow(clippy::too_many_arguments)]
+fn pack_directory(
+    py: Python<'_>,
+    path: PathBuf,
+    budget: Option<&Bound<'_, PyAny>>,
+    policy: Option<&str>,
+    envelope: Option<&str>,
+    encoding: Option<&str>,
+    model: Option<&str>,
+    tokenizer: Option<PathBuf>,
+    context_tokens: Option<&Bound<'_, PyAny>>,
+    reserved_other_input_tokens: Option<&Bound<'_, PyAny>>,
+    reserved_output_tokens: Option<&Bound<'_, PyAny>>,
+    safety_tokens: Option<&Bound<'_, PyAny>>,
+    note_omissions: bool,
+    note_omissions_max: Option<usize>,
+    excerpt_query: Option<String>,
+    excerpt_context: Option<usize>,
+    excerpt_max_chars: Option<usize>,
+    outline: bool,
+    outline_share: Option<u64>,
+    windows: bool,
+    globs: Option<Vec<String>>,
+    priorities: Option<Vec<String>>,
+    git_order: bool,
+    files: Option<Vec<String>>,
+    tree: Option<&str>,
+    base_url: Option<String>,
+    hidden: bool,
+    no_ignore: bool,
+    config: Option<PathBuf>,
+    no_config: bool,
+    payload: bool,
+) -> PyResult<Py<PyAny>> {
+    if config.is_some() && no_config {
+        return Err(usage(
+            py,
+            "config and no_config=True do not go together".into(),
+        ));
+    }
+    let mut names = RequestNames {
+        encoding: encoding.map(str::to_owned),
+        model: model.map(str::to_owned),
+        tokenizer: tokenizer.is_some(),
+        policy: policy.map(str::to_owned),
+        envelope: envelope.map(str::to_owned),
+        default_envelope: Envelope::Markdown,
+        context_tokens: budget_value(py, "context_tokens", context_tokens)?,
+        reserved_other_input_tokens: budget_value(
+            py,
+            "reserved_other_input_tokens",
+            reserved_other_input_tokens,
+        )?,
+        reserved_output_tokens: budget_value(py, "reserved_output_tokens", reserved_output_tokens)?,
+        safety_tokens: budget_value(py, "safety_tokens", safety_tokens)?,
+        budget: budget_value(py, "budget", budget)?,
+        note_omissions,
+        note_omissions_max,
+        excerpt_query,
+        excerpt_context,
+        excerpt_max_chars,
+        windows,
+        outline,
+        outline_share,
+    };
+    let priorities = priorities
+        .unwrap_or_default()
+        .iter()
+        .map(|rule| rule.parse::<packer_collect::PriorityRule>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|problem| {
+            usage(
+                py,
+                format!(
+                    "an entry of priorities is not a rule: {}",
+                    problem.replace("--priority", "a priority")
+                ),
+            )
+        })?;
+    let tree = match tree {
+        None => packer_collect::TreeOption::None,
+        Some("required") => packer_collect::TreeOption::Required,
+        Some("optional") => packer_collect::TreeOption::Optional,
+        Some(_) => {
+            return Err(usage(
+                py,
+                "tree must be \"required\" or \"optional\"".into(),
+            ));
         }
-        let outcome = packer::pack(&fixture, &request).map_err(refused)?;
-        let summary = Summary::new(&fixture, &outcome, payload);
-        Ok(serde_json::to_string(&summary).expect("the output always serializes"))
+    };
+    let base_url = base_url
+        .map(|url| packer_collect::base_url(&url))
+        .transpose()
+        .map_err(|_| packer_error(py, Error::InvalidBaseUrl))?;
+    let mut options = packer_collect::CollectOptions {
+        base_url,
+        globs: globs.unwrap_or_default(),
+        hidden,
+        no_ignore,
+        priorities,
+        git_order,
+        files_from: files,
+        tree,
+        ..packer_collect::CollectOptions::default()
+    };
+    let packed = py.detach(move || -> Result<String, Failure> {
+        let fail = |error: Error| Failure::new(&error, None);
+        let found = match &config {
+            Some(file) => Some(packer_collect::config::load(file).map_err(fail)?),
+            None if no_config => None,
+            None => packer_collect::config::find(&path).map_err(fail)?,
+        };
+        if let Some(found) = &found {
+            found.config.fill_names(&mut names);
+            found.config.fill_collect(&mut options).map_err(fail)?;
+        }
+        if names.budget.is_none() && names.context_tokens.is_none() {
+            return Err(Failure::usage(
+                "pack_directory needs a budget: give budget=N (the payload may use N tokens), \
+                 or context_tokens=N with the reservations you need, or budget = N in the \
+                 directory's packer.toml"
+                    .into(),
+            ));
+        }
+        if names.budget.is_none() {
+            // A directory has no budget of its own: the reservations not
+            // given are 0.
+            for value in [
+                &mut names.reserved_other_input_tokens,
+                &mut names.reserved_output_tokens,
+                &mut names.safety_tokens,
+            ] {
+                value.get_or_insert(0);
+            }
+        }
+        let mut request = names.build().map_err(fail)?;
+        if let Some(file) = &tokenizer {
+            request.tokenizer = Some(packer_files::load_tokenizer(file).map_err(fail)?);
+        }
+        let collection = packer_collect::collect(&path, &options, |_| {}).map_err(fail)?;
+        if request.options.windows {
+            let fixture = packer_collect::fixture(&collection).map_err(fail)?;
+            return packed_json(&fixture, &request, payload);
+        }
+        // As `pack --dir` packs it (a marked tree with outlines).
+        let (fixture, packed) = packer_collect::pack(&collection, &request).map_err(fail)?;
+        summary_json(&fixture, &request, packed, payload)
     });
     let text = packed.map_err(|failure| failure.into_py(py))?;
     Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
@@ -431,6 +635,7 @@ fn encodings() -> Vec<(&'static str, Vec<&'static str>)> {
 #[pymodule]
 fn packer_context(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pack, m)?)?;
+    m.add_function(wrap_pyfunction!(pack_directory, m)?)?;
     m.add_function(wrap_pyfunction!(count, m)?)?;
     m.add_function(wrap_pyfunction!(encodings, m)?)?;
     m.add("PackerError", m.py().get_type::<PackerError>())?;

@@ -338,6 +338,7 @@ def test_threads_pack_in_parallel_with_the_same_results():
 def test_the_package_has_docstrings_stubs_and_a_version():
     assert packer.pack.__doc__ and "packer pack --format json" in packer.pack.__doc__
     assert packer.count.__doc__ and packer.PackerError.__doc__ and packer.__doc__
+    assert packer.pack_directory.__doc__ and "--format json" in packer.pack_directory.__doc__
     assert packer.__version__
     names = [name for name, _ in packer.encodings()]
     assert names == [line.split()[0] for line in cli(["encodings"], b"")[1].splitlines()]
@@ -569,3 +570,107 @@ def test_the_readme_request_example_runs(tiktoken_encoding):
     result = namespace["result"]
     assert sent == [result["requestText"]]
     assert result["requestTokens"] == harmony_count(tiktoken_encoding, sent[0]) <= result["availableTokens"]
+
+
+# Directories (``pack_directory``, as ``packer pack --dir``).
+
+
+@pytest.fixture()
+def project(tmp_path):
+    root = tmp_path / "project"
+    (root / "src").mkdir(parents=True)
+    (root / "README.md").write_text("# Project\nWhat it does.\n")
+    (root / "LICENSE").write_text("MIT License\n" * 20)
+    (root / "src" / "lib.rs").write_text(rust_module(4))
+    (root / "src" / "main.rs").write_text("fn main() {\n    println!(\"hi\");\n}\n")
+    (root / ".hidden.txt").write_text("hidden\n")
+    (root / "notes.txt").write_text("café 日本語 \u2028 notes\n" * 3)
+    return root
+
+
+DIRECTORY_SETS = [
+    (["--budget", "300"], {"budget": 300}),
+    (["--budget", "2000", "--envelope", "json"], {"budget": 2000, "envelope": "json"}),
+    (
+        ["--budget", "400", "--policy", "priority", "--priority", "src/**=5", "--note-omissions"],
+        {"budget": 400, "policy": "priority", "priorities": ["src/**=5"], "note_omissions": True},
+    ),
+    (
+        ["--budget", "500", "--glob", "*.rs", "--tree", "--encoding", "o200k_base"],
+        {"budget": 500, "globs": ["*.rs"], "tree": "required", "encoding": "o200k_base"},
+    ),
+    (
+        ["--context-tokens", "900", "--reserved-output-tokens", "200", "--hidden"],
+        {"context_tokens": 900, "reserved_output_tokens": 200, "hidden": True},
+    ),
+    (["--budget", "250", "--outline", "--tree-optional"], {"budget": 250, "outline": True, "tree": "optional"}),
+    (["--budget", "120", "--windows", "--note-omissions"], {"budget": 120, "windows": True, "note_omissions": True}),
+    (
+        ["--budget", "300", "--base-url", "https://example.com/p/"],
+        {"budget": 300, "base_url": "https://example.com/p/"},
+    ),
+]
+
+
+@pytest.mark.parametrize("flags,keywords", DIRECTORY_SETS, ids=lambda v: " ".join(v) if isinstance(v, list) else None)
+def test_a_directory_packs_as_pack_dir_packs_it(project, flags, keywords):
+    status, stdout, stderr = cli(["pack", "--dir", str(project), "--format", "json", *flags], b"")
+    assert status == 0, stderr
+    assert packer.pack_directory(project, **keywords) == json.loads(stdout)
+
+
+def test_a_directory_pack_is_exact_and_carries_no_local_path(project, tiktoken_encoding):
+    result = packer.pack_directory(project, budget=600, envelope="json")
+    payload = result["payloadText"]
+    assert result["usedTokens"] == len(tiktoken_encoding("cl100k_base").encode(payload, disallowed_special=()))
+    assert result["usedTokens"] <= result["availableTokens"] == 600
+    assert str(project) not in payload
+    assert '"id":"README.md"' in payload
+
+
+def test_the_directorys_packer_toml_fills_what_no_keyword_gives(project):
+    (project / "packer.toml").write_text(
+        'budget = 350\nenvelope = "xml"\npriorities = ["src/**=4"]\npolicy = "priority"\n'
+    )
+    status, stdout, stderr = cli(["pack", "--dir", str(project), "--format", "json"], b"")
+    assert status == 0, stderr
+    from_file = packer.pack_directory(project)
+    assert from_file == json.loads(stdout)
+    assert from_file["envelope"] == "xml" and from_file["availableTokens"] == 350
+    assert from_file["payloadText"].startswith('<documents>\n<document index="1" id="src/')
+    # A keyword wins over the file; no_config ignores it.
+    assert packer.pack_directory(project, envelope="json")["envelope"] == "json"
+    ignored = packer.pack_directory(project, budget=350, no_config=True)
+    assert ignored["envelope"] == "markdown"
+    # A file with an unknown key is refused as the command line refuses it.
+    (project / "packer.toml").write_text("budgett = 5\n")
+    status, stdout, stderr = cli(["pack", "--dir", str(project), "--budget", "300"], b"")
+    with pytest.raises(packer.PackerError) as raised:
+        packer.pack_directory(project, budget=300)
+    code, message = stderr_messages(stderr)[0]
+    assert (raised.value.code, raised.value.exit_status, raised.value.message) == (code, status, message)
+
+
+@pytest.mark.parametrize(
+    "keywords,message",
+    [
+        ({}, "pack_directory needs a budget"),
+        ({"budget": 100, "tree": "yes"}, 'tree must be "required" or "optional"'),
+        ({"budget": 100, "priorities": ["src"]}, "an entry of priorities is not a rule"),
+        ({"budget": 100, "config": "x.toml", "no_config": True}, "config and no_config=True"),
+    ],
+)
+def test_bad_directory_arguments_are_usage_errors(project, keywords, message):
+    with pytest.raises(packer.PackerError) as raised:
+        packer.pack_directory(project, **keywords)
+    assert raised.value.code == "usage" and raised.value.exit_status == 2
+    assert raised.value.message.startswith(message), raised.value.message
+
+
+def test_a_missing_directory_is_refused_as_the_cli_refuses_it(tmp_path):
+    missing = tmp_path / "nowhere"
+    status, stdout, stderr = cli(["pack", "--dir", str(missing), "--budget", "100"], b"")
+    with pytest.raises(packer.PackerError) as raised:
+        packer.pack_directory(missing, budget=100)
+    code, message = stderr_messages(stderr)[0]
+    assert (raised.value.code, raised.value.exit_status, raised.value.message) == (code, status, message)
