@@ -234,22 +234,25 @@ fn json_envelope(
     text
 }
 
+/// SPEC §2.1's `TEXT(s)`.
+fn xml_text(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// SPEC §2.1's `ATTR(s)`.
+fn xml_attr(s: &str) -> String {
+    xml_text(s).replace('"', "&quot;")
+}
+
 fn xml_envelope(
     documents: &[Document],
     order: &[usize],
     note: Option<(&[&Document], usize)>,
 ) -> String {
-    let attr = |s: &str| {
-        s.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-            .replace('"', "&quot;")
-    };
-    let text = |s: &str| {
-        s.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-    };
+    let attr = xml_attr;
+    let text = xml_text;
     let mut out = String::from("<documents>\n");
     for (position, &i) in order.iter().enumerate() {
         let d = &documents[i];
@@ -882,17 +885,7 @@ fn with_window_note(
         return text;
     };
     let string = |s: &str| serde_json::to_string(s).unwrap();
-    let attr = |s: &str| {
-        s.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-            .replace('"', "&quot;")
-    };
-    let escaped = |s: &str| {
-        s.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-    };
+    let (attr, escaped) = (xml_attr, xml_text);
     let rest: Vec<&Document> = documents
         .iter()
         .filter(|d| !order.contains(&d.index))

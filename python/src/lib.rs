@@ -131,6 +131,29 @@ impl Names for Keywords {
     }
 }
 
+/// The budget keywords as names: `budget`, then each of the four values.
+fn budget_names(
+    py: Python<'_>,
+    budget: Option<&Bound<'_, PyAny>>,
+    context_tokens: Option<&Bound<'_, PyAny>>,
+    reserved_other_input_tokens: Option<&Bound<'_, PyAny>>,
+    reserved_output_tokens: Option<&Bound<'_, PyAny>>,
+    safety_tokens: Option<&Bound<'_, PyAny>>,
+) -> PyResult<RequestNames> {
+    Ok(RequestNames {
+        context_tokens: budget_value(py, "context_tokens", context_tokens)?,
+        reserved_other_input_tokens: budget_value(
+            py,
+            "reserved_other_input_tokens",
+            reserved_other_input_tokens,
+        )?,
+        reserved_output_tokens: budget_value(py, "reserved_output_tokens", reserved_output_tokens)?,
+        safety_tokens: budget_value(py, "safety_tokens", safety_tokens)?,
+        budget: budget_value(py, "budget", budget)?,
+        ..RequestNames::default()
+    })
+}
+
 /// A budget value given as a keyword: a whole number from 0 to 2^53-1.
 fn budget_value(
     py: Python<'_>,
@@ -299,15 +322,6 @@ fn pack(
         policy: policy.map(str::to_owned),
         envelope: envelope.map(str::to_owned),
         default_envelope: Envelope::default(),
-        context_tokens: budget_value(py, "context_tokens", context_tokens)?,
-        reserved_other_input_tokens: budget_value(
-            py,
-            "reserved_other_input_tokens",
-            reserved_other_input_tokens,
-        )?,
-        reserved_output_tokens: budget_value(py, "reserved_output_tokens", reserved_output_tokens)?,
-        safety_tokens: budget_value(py, "safety_tokens", safety_tokens)?,
-        budget: budget_value(py, "budget", budget)?,
         note_omissions,
         note_omissions_max,
         excerpt_query,
@@ -316,6 +330,14 @@ fn pack(
         windows,
         outline,
         outline_share,
+        ..budget_names(
+            py,
+            budget,
+            context_tokens,
+            reserved_other_input_tokens,
+            reserved_output_tokens,
+            safety_tokens,
+        )?
     };
     let mut request = names.build().map_err(|error| packer_error(py, error))?;
     let limits = Limits {
@@ -464,15 +486,6 @@ fn pack_directory(
         policy: policy.map(str::to_owned),
         envelope: envelope.map(str::to_owned),
         default_envelope: Envelope::Markdown,
-        context_tokens: budget_value(py, "context_tokens", context_tokens)?,
-        reserved_other_input_tokens: budget_value(
-            py,
-            "reserved_other_input_tokens",
-            reserved_other_input_tokens,
-        )?,
-        reserved_output_tokens: budget_value(py, "reserved_output_tokens", reserved_output_tokens)?,
-        safety_tokens: budget_value(py, "safety_tokens", safety_tokens)?,
-        budget: budget_value(py, "budget", budget)?,
         note_omissions,
         note_omissions_max,
         excerpt_query,
@@ -481,6 +494,14 @@ fn pack_directory(
         windows,
         outline,
         outline_share,
+        ..budget_names(
+            py,
+            budget,
+            context_tokens,
+            reserved_other_input_tokens,
+            reserved_output_tokens,
+            safety_tokens,
+        )?
     };
     let priorities = priorities
         .unwrap_or_default()
