@@ -72,6 +72,7 @@ fn every_bundled_fixture_gives_the_line_pack_gives_in_input_order() {
         &[][..],
         &["--policy", "max-fill", "--note-omissions"][..],
         &["--windows", "--envelope", "xml"][..],
+        &["--windows", "--note-omissions", "--note-omissions-max", "1"][..],
     ] {
         let mut input = Vec::new();
         for (_, bytes) in &lines {
