@@ -91,7 +91,9 @@
 //! [`exact_first_fit_decreasing`]). Every window is counted with its note
 //! by the [`Tally`] of its documents and recounted in full. The lower
 //! bound takes each window's cheapest ending before a note and an empty
-//! list; the exhaustive search (which counts without notes) is not used.
+//! list; the exhaustive search counts every window it tries with its
+//! note (see [`search_fewer_noted`]), when there are at most
+//! [`MOST_NOTED_SEARCHED`] documents in all.
 
 use rayon::prelude::*;
 
@@ -104,6 +106,10 @@ use crate::tokens::{Counter, Splitting};
 /// At most this many documents to place are searched exhaustively for a
 /// packing into fewer windows (or a proof that there is none).
 pub const MOST_SEARCHED: usize = 16;
+/// With notes, the exhaustive search counts every window it tries whole
+/// (its [`Tally`]), so it runs only when there are at most this many
+/// documents in all.
+const MOST_NOTED_SEARCHED: usize = 64;
 /// The exhaustive search gives up (and claims nothing) after this many
 /// steps.
 const MOST_SEARCH_STEPS: u64 = 2_000_000;
@@ -1061,13 +1067,20 @@ fn tiktoken_windows(context: &Context<'_>) -> Result<Windows, Failure> {
     let mut bins = packing.bins;
     sort_bins(costs, &mut bins);
     let (lower_bound, mut optimal) = lower_bound(context, &items, bins.len());
-    // The search counts windows without their notes; with notes, only the
-    // bound can prove a count the fewest.
-    if !optimal && !notes && items.len() <= MOST_SEARCHED {
+    // With notes, small inputs are searched counting each window whole
+    // with its note (see `search_fewer_noted`).
+    let searchable =
+        items.len() <= MOST_SEARCHED && (!notes || costs.rank.len() <= MOST_NOTED_SEARCHED);
+    if !optimal && searchable {
         // Look for fewer windows, one fewer at a time, until a search
         // proves there are none.
         loop {
-            match search_fewer(context, &items, bins.len()) {
+            let search = if notes {
+                search_fewer_noted(context, &items, bins.len())
+            } else {
+                search_fewer(context, &items, bins.len())
+            };
+            match search {
                 Search::Found(fewer) => {
                     bins = fewer;
                     if bins.len() <= lower_bound {
@@ -1477,6 +1490,146 @@ fn search_fewer(context: &Context<'_>, items: &[usize], found: usize) -> Search 
         Search::Found(bins)
     } else {
         Search::GaveUp
+    }
+}
+
+/// With notes: searches every packing of `items` into `found − 1` windows,
+/// each window counted exactly with its note (its [`Tally`]) and the
+/// cheapest label of that many windows. A window's note only grows the
+/// count beyond the arithmetic without it, so the arithmetic's room still
+/// rules out a branch that cannot hold what is left.
+fn search_fewer_noted(context: &Context<'_>, items: &[usize], found: usize) -> Search {
+    let Context {
+        costs,
+        labels,
+        available,
+        ..
+    } = *context;
+    if found <= 1 {
+        return Search::None;
+    }
+    let target = found - 1;
+    let Some(limit) = (available as usize).checked_sub(labels.cheapest(target)) else {
+        return Search::None;
+    };
+    let mut order = items.to_vec();
+    order.sort_by_key(|&index| (std::cmp::Reverse(costs.next(index)), index));
+    let min_tail = items
+        .iter()
+        .map(|&i| costs.least_tail(i))
+        .min()
+        .unwrap_or(0);
+    let positions = costs.layout.position_tokens(costs.required.len() + 1);
+    let room = limit as i64 - (costs.open + costs.required_next + positions) as i64 - min_tail;
+    let left = items.iter().map(|&i| costs.next(i) as i64).sum();
+    let mut bins: Vec<Vec<usize>> = Vec::new();
+    let mut steps = 0;
+    let search = NotedSearch {
+        costs,
+        limit,
+        room,
+        windows: target,
+    };
+    match search.place(&mut bins, &order, left, &mut steps) {
+        Some(true) => {}
+        Some(false) => return Search::None,
+        None => return Search::GaveUp,
+    }
+    let mut packing = Packing::new(costs, limit);
+    for members in &bins {
+        packing.bins.push(Bin::default());
+        let b = packing.bins.len() - 1;
+        for &index in members {
+            packing.add(b, index);
+        }
+    }
+    let mut bins = packing.bins;
+    sort_bins(costs, &mut bins);
+    let count = bins.len();
+    let fits = bins.iter().enumerate().all(|(b, bin)| {
+        let mut order = costs.required.clone();
+        order.extend_from_slice(&bin.members);
+        (costs.layout.total(&order) + labels.tokens(b + 1, count)) as u64 <= available
+    });
+    if fits {
+        Search::Found(bins)
+    } else {
+        Search::GaveUp
+    }
+}
+
+/// The exhaustive search of [`search_fewer_noted`].
+struct NotedSearch<'a> {
+    costs: &'a Costs<'a>,
+    /// What a window may count, its note included.
+    limit: usize,
+    /// What a window's own documents' `next` counts can sum to at most.
+    room: i64,
+    /// The most windows.
+    windows: usize,
+}
+
+impl NotedSearch<'_> {
+    /// Whether the window of `members` with `index` added fits, counted
+    /// exactly with its note.
+    fn fits(&self, members: &[usize], index: usize) -> bool {
+        let costs = self.costs;
+        let mut own: Vec<usize> = members.to_vec();
+        own.push(index);
+        own.sort_by_key(|&m| costs.rank[m]);
+        let mut order = costs.required.clone();
+        order.extend_from_slice(&own);
+        costs.layout.total(&order) <= self.limit
+    }
+
+    /// Places `items` into at most `windows` windows: `Some(true)` when
+    /// done, `Some(false)` when impossible, `None` after too many steps.
+    fn place(
+        &self,
+        bins: &mut Vec<Vec<usize>>,
+        items: &[usize],
+        left: i64,
+        steps: &mut u64,
+    ) -> Option<bool> {
+        let Some((&index, rest)) = items.split_first() else {
+            return Some(true);
+        };
+        *steps += 1;
+        if *steps > MOST_SEARCH_STEPS {
+            return None;
+        }
+        let costs = self.costs;
+        let used: i64 = bins
+            .iter()
+            .map(|bin| bin.iter().map(|&m| costs.next(m) as i64).sum::<i64>())
+            .sum();
+        let open = bins.len() as i64 * self.room - used;
+        if left > open + (self.windows - bins.len()) as i64 * self.room {
+            return Some(false);
+        }
+        let size = costs.next(index) as i64;
+        for b in 0..bins.len() {
+            if !self.fits(&bins[b], index) {
+                continue;
+            }
+            bins[b].push(index);
+            match self.place(bins, rest, left - size, steps) {
+                Some(false) => {
+                    bins[b].pop();
+                }
+                other => return other,
+            }
+        }
+        if bins.len() < self.windows && self.fits(&[], index) {
+            bins.push(vec![index]);
+            match self.place(bins, rest, left - size, steps) {
+                Some(false) => {
+                    bins.pop();
+                }
+                other => return other,
+            }
+        }
+        Some(false)
     }
 }
 
