@@ -47,8 +47,10 @@
 //! `pretokenize` module).
 
 mod added;
+mod bert;
 mod model;
 mod pipeline;
+mod wordpiece;
 
 use std::borrow::Cow;
 
@@ -68,7 +70,8 @@ use crate::error::Error;
 use crate::tokens::bpe::{Pieces, with_state};
 use added::{Added, AddedToken, Split};
 use model::Model;
-use pipeline::{Norm, parse_normalizer, parse_pre_tokenizer};
+use pipeline::{Norm, PreTokenizer, parse_normalizer, parse_pre_tokenizer};
+use wordpiece::WordPiece;
 
 /// The family of files with a `model` (see [`Family`](super::file::Family)).
 pub(super) fn read(top: &TopLevel) -> Option<Result<Box<dyn Engine>, Error>> {
@@ -136,7 +139,10 @@ impl HuggingFace {
                     | Stage::Metaspace {
                         split: Some(regex), ..
                     } => Some(regex.create_cache()),
-                    Stage::PrefixSpace | Stage::Metaspace { split: None, .. } => None,
+                    Stage::PrefixSpace
+                    | Stage::Metaspace { split: None, .. }
+                    | Stage::WhitespaceSplit
+                    | Stage::Bert => None,
                 })
                 .collect()
         };
@@ -188,6 +194,12 @@ impl HuggingFace {
                         out = Cow::Owned(kept.to_owned());
                     }
                 }
+                // (Only with WordPiece models, which have no `Metaspace`:
+                // `origin` is not read after these.)
+                Norm::Bert(options) => out = Cow::Owned(bert::bert_normalize(&out, *options)),
+                Norm::Lowercase => out = Cow::Owned(bert::lowercase(&out)),
+                Norm::Nfd => out = Cow::Owned(bert::nfd_string(&out)),
+                Norm::StripAccents => out = Cow::Owned(bert::strip_accents(&out)),
             }
         }
         (out, origin)
@@ -260,6 +272,24 @@ impl HuggingFace {
                     self.run_stages(stage + 1, rest, &piece[start..end], origin, each);
                 }
             }
+            Stage::WhitespaceSplit => bert::whitespace_split(piece, &mut |word| {
+                self.run_stages(
+                    stage + 1,
+                    caches,
+                    word,
+                    origin && word.as_ptr() == piece.as_ptr(),
+                    each,
+                )
+            }),
+            Stage::Bert => bert::bert_split(piece, &mut |word| {
+                self.run_stages(
+                    stage + 1,
+                    caches,
+                    word,
+                    origin && word.as_ptr() == piece.as_ptr(),
+                    each,
+                )
+            }),
             Stage::Metaspace {
                 replacement,
                 prepend,
@@ -511,12 +541,44 @@ fn hugging_face(
     added_tokens: Option<&RawValue>,
 ) -> Result<HuggingFace, Error> {
     let kind: ModelType = serde_json::from_str(model.get()).map_err(|e| json_error(&e))?;
-    match kind.kind.as_deref() {
-        Some("BPE") | None => {}
+    let wordpiece = match kind.kind.as_deref() {
+        Some("BPE") | None => false,
+        Some("WordPiece") => true,
         other => return Err(unsupported(component(&KNOWN_MODELS, other, "model"))),
-    }
+    };
     let normalizer = parse_normalizer(normalizer)?;
-    let (stages, byte_level) = parse_pre_tokenizer(pre_tokenizer)?;
+    let PreTokenizer {
+        stages,
+        byte_level,
+        wordpiece_only,
+    } = parse_pre_tokenizer(pre_tokenizer)?;
+    if wordpiece {
+        // WordPiece works on words: no byte-level characters, no `▁`.
+        if byte_level {
+            return Err(unsupported(
+                "the ByteLevel pre-tokenizer with a WordPiece model",
+            ));
+        }
+        if stages
+            .iter()
+            .any(|stage| matches!(stage, Stage::Metaspace { .. }))
+        {
+            return Err(unsupported(
+                "the Metaspace pre-tokenizer with a WordPiece model",
+            ));
+        }
+    } else {
+        if let Some(name) = normalizer.iter().find_map(Norm::wordpiece_only) {
+            return Err(unsupported(format!(
+                "the {name} normalizer with a BPE model"
+            )));
+        }
+        if let Some(name) = wordpiece_only {
+            return Err(unsupported(format!(
+                "the {name} pre-tokenizer with a BPE model"
+            )));
+        }
+    }
     let metaspace_at = stages
         .iter()
         .position(|stage| matches!(stage, Stage::Metaspace { .. }));
@@ -548,7 +610,11 @@ fn hugging_face(
             "an NFC normalizer in a Sequence with other normalizers",
         ));
     }
-    let bpe = Model::parse(model, byte_level)?;
+    let bpe = if wordpiece {
+        Model::WordPiece(WordPiece::parse(model)?)
+    } else {
+        Model::parse(model, byte_level)?
+    };
     // A tiktoken-family pattern matches every character, so keeping its
     // matches and removing the rest (`Removed` with `invert`, as converted
     // OpenAI files say it) is the same split as `Isolated`.
