@@ -1,7 +1,8 @@
 //! Tokenizer files (`--tokenizer`): counts and packs equal to the reference
 //! implementations' counts (Hugging Face `tokenizers` for Qwen3's
-//! tokenizer.json and two small files with added tokens of every kind,
-//! mistral-common for Mistral's tekken.json), stored in
+//! tokenizer.json, all-MiniLM-L6-v2's (WordPiece) and small files with
+//! added tokens of every kind, SentencePiece-style BPE and WordPiece
+//! pipelines, mistral-common for Mistral's tekken.json), stored in
 //! tests/data/tokenizers/vectors.json by scripts/hf-reference/make-vectors.py;
 //! NFC with the reference's Unicode tables (nfc-vectors.json.gz, by
 //! scripts/hf-reference/make-nfc-vectors.py); refusals of what cannot be
@@ -651,6 +652,45 @@ fn added_tokens_that_are_not_special_count_as_one_token() {
             let counter = Counter::with_tokenizer(tokenizer(key));
             assert_eq!(counter.count(&case.text), case.count, "{key} {name}");
         }
+    }
+}
+
+/// SPEC §2.2.1: a WordPiece file (all-MiniLM-L6-v2's) counts ordinary
+/// text: its post-processor's `[CLS]` and `[SEP]` are not added, BERT's
+/// special tokens are text, a word over `max_input_chars_per_word` (100) is
+/// one unknown token, and the file's truncation and padding (to 128) play
+/// no part. The numbers are `tokenizers` 0.23.3's `encode(text,
+/// add_special_tokens=False)` with `encode_special_tokens=True`, padding
+/// and truncation off; added tokens not marked special are tokens.
+#[test]
+fn wordpiece_files_count_text_without_the_post_processors_tokens() {
+    let minilm = Counter::with_tokenizer(tokenizer("minilm"));
+    assert_eq!(minilm.count("hello"), 1);
+    assert_eq!(minilm.count("Héllo WÖRLD"), 2);
+    assert_eq!(minilm.count("[CLS]"), 4);
+    assert_eq!(minilm.count(&"a".repeat(100)), 50);
+    assert_eq!(minilm.count(&"a".repeat(101)), 1);
+    assert_eq!(minilm.count(&"word ".repeat(300)), 300);
+    let case = |key: &str, name: &str| {
+        vectors()
+            .texts
+            .iter()
+            .find(|c| c.tokenizer == key && c.name == name)
+            .unwrap()
+    };
+    let cased = Counter::with_tokenizer(tokenizer("wordpiece-cased"));
+    assert_eq!(case("wordpiece-cased", "think tags").count, 4);
+    for name in [
+        "think tags",
+        "normalized added token",
+        "bert special-token text",
+        "long words",
+    ] {
+        assert_eq!(
+            cased.count(&case("wordpiece-cased", name).text),
+            case("wordpiece-cased", name).count,
+            "{name}"
+        );
     }
 }
 
