@@ -1026,3 +1026,66 @@ fn chat_requests_render_and_count_as_transformers_does() {
     }
     assert!(checked >= 37, "{checked}");
 }
+
+#[derive(Deserialize)]
+struct Sweep {
+    tokenizer: String,
+    reference: String,
+    /// Each shape's text around the character: (before, after).
+    shapes: Vec<(String, String)>,
+    /// Per code point: the code point, then the reference's count of each
+    /// shape.
+    counts: Vec<Vec<u32>>,
+}
+
+/// Every code point in each shape counted as the reference counted it,
+/// from a file that scripts/hf-reference/sweep-wordpiece.py writes (about
+/// 1.1 million code points per committed file; not run in CI). Set
+/// `PACKER_SWEEP` to the file.
+#[test]
+#[ignore = "needs PACKER_SWEEP, from scripts/hf-reference/sweep-wordpiece.py"]
+fn every_code_point_counts_like_the_reference() {
+    let path = std::env::var("PACKER_SWEEP").expect("PACKER_SWEEP names a sweep file");
+    let gz = std::fs::read(path).unwrap();
+    let mut json = String::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_string(&mut json)
+        .unwrap();
+    let sweeps: Vec<Sweep> = serde_json::from_str(&json).unwrap();
+    let mut text = String::new();
+    for sweep in &sweeps {
+        let counter = Counter::with_tokenizer(tokenizer(&sweep.tokenizer));
+        let (mut compared, mut failures) = (0usize, Vec::new());
+        for row in &sweep.counts {
+            let c = char::from_u32(row[0]).expect("a scalar value");
+            for ((before, after), &want) in sweep.shapes.iter().zip(&row[1..]) {
+                text.clear();
+                text.push_str(before);
+                text.push(c);
+                text.push_str(after);
+                let count = counter.count(&text);
+                compared += 1;
+                if count != want as usize {
+                    failures.push(format!(
+                        "U+{:04X} {before:?}..{after:?}: {count} != {want}",
+                        row[0]
+                    ));
+                }
+            }
+        }
+        println!(
+            "{} ({}): {} code points, {compared} texts, {} differ",
+            sweep.tokenizer,
+            sweep.reference,
+            sweep.counts.len(),
+            failures.len()
+        );
+        assert!(
+            failures.is_empty(),
+            "{}: {} differ: {:#?}",
+            sweep.tokenizer,
+            failures.len(),
+            &failures[..failures.len().min(50)]
+        );
+    }
+}
