@@ -159,7 +159,9 @@ pub(crate) fn bert_split(text: &str, each: &mut dyn FnMut(&str)) {
 mod tests {
     use super::*;
 
-    fn pieces(split: fn(&str, &mut dyn FnMut(&str)), text: &str) -> Vec<String> {
+    type Split = fn(&str, &mut dyn FnMut(&str));
+
+    fn pieces(split: Split, text: &str) -> Vec<String> {
         let mut out = Vec::new();
         split(text, &mut |piece| out.push(piece.to_owned()));
         out
