@@ -1,5 +1,5 @@
 //! Hugging Face `tokenizer.json` with a BPE model, over bytes or over
-//! characters.
+//! characters, or a WordPiece model.
 //!
 //! # What is accepted
 //!
@@ -20,6 +20,17 @@
 //! - `ignore_merges` as the file says. The BPE loop is the reference's own
 //!   (see the `merge` module), so no assumption about the order of the
 //!   vocabulary is needed.
+//! - A `WordPiece` model (BERT, MiniLM, bge, e5; SPEC §2.2.1; the
+//!   `wordpiece` module): greedy longest match first with the
+//!   `continuing_subword_prefix`, a word with no match or over
+//!   `max_input_chars_per_word` characters one `unk_token`. With it, and
+//!   only with it (no reference counts were made for BPE files with them):
+//!   the `BertNormalizer` (`clean_text`, `handle_chinese_chars`,
+//!   `strip_accents`, unset following `lowercase`, `lowercase`),
+//!   `Lowercase`, `NFD` and `StripAccents` normalizers, and the
+//!   `BertPreTokenizer`, `WhitespaceSplit` and `Whitespace` pre-tokenizers,
+//!   in `Sequence`s with the others above (not `ByteLevel` or `Metaspace`).
+//!   Their character tables are the reference's (the `bert` module).
 //!
 //! NFC is the reference's own: the tables of `unicode-normalization-
 //! alignments` (Unicode 9.0.0), which `tokenizers` normalizes with, not the
@@ -33,18 +44,27 @@
 //!
 //! Packing counts entry by entry only for byte-level files with one
 //! tiktoken-family split and no normalizer but NFC ([`Splitting::Tiktoken`]);
-//! every other file packs by counting each candidate payload whole.
+//! every other file (WordPiece files among them) packs by counting each
+//! candidate payload whole.
+//!
+//! The post-processor (BERT's `[CLS]` and `[SEP]`), the decoder, and the
+//! file's `truncation` and `padding` are not consulted: a count is the
+//! text's own tokens, as `encode(text, add_special_tokens=False)` gives
+//! them without truncation or padding.
 //!
 //! # What is refused, and why
 //!
 //! Everything else is `unsupported-tokenizer`, naming the component:
-//! WordPiece, WordLevel and Unigram models, byte-level BPE with
-//! `byte_fallback`, subword prefixes and suffixes, dropout, other
-//! normalizers (`NFKC`, `Lowercase`, `Replace` with a regex, NFC in a
-//! `Sequence` with others), other pre-tokenizers, `Metaspace` with
-//! `ByteLevel` or with the `first` scheme after another pre-tokenizer, and
-//! split patterns that packer's regex engine cannot run exactly (see the
-//! `pretokenize` module).
+//! WordLevel and Unigram models, byte-level BPE with `byte_fallback`, BPE
+//! with subword prefixes and suffixes, dropout, other normalizers (`NFKC`,
+//! `NFKD`, `Replace` with a regex, NFC in a `Sequence` with others, the
+//! WordPiece normalizers with a BPE model), other pre-tokenizers (the
+//! WordPiece ones with a BPE model, `ByteLevel` and `Metaspace` with a
+//! WordPiece model), `Metaspace` with `ByteLevel` or with the `first`
+//! scheme after another pre-tokenizer, and split patterns that packer's
+//! regex engine cannot run exactly (see the `pretokenize` module). A
+//! WordPiece file whose `unk_token` is not in its vocabulary is
+//! `invalid-tokenizer` (the reference fails on every word it cannot cut).
 
 mod added;
 mod bert;
