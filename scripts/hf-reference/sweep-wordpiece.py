@@ -7,9 +7,11 @@ control characters, whitespace, CJK blocks, nonspacing and combining marks,
 NFD, lowercase, the Whitespace pre-tokenizer's \\w and \\s) equal to the
 reference's on every code point.
 
-Shapes: the character alone, and between `a` and `b` (so it is seen as a
+Shapes: the character alone; between `a` and `b` (so it is seen as a
 letter, punctuation, whitespace, a removed control character or a CJK
-ideograph, lowercased and with its accents stripped, inside a word).
+ideograph, lowercased and with its accents stripped, inside a word); and
+after `Á` and before U+0301 (a capital to lowercase and decompose beside
+it, and a mark that NFD's canonical reordering may move past it).
 
 Usage (from the repository root, after `pip install tokenizers==0.23.3`):
     python3 scripts/hf-reference/sweep-wordpiece.py [OUT.json.gz]
@@ -29,7 +31,7 @@ from counters import read_bytes  # noqa: E402
 
 DATA = texts.ROOT / "tests" / "data" / "tokenizers"
 FILES = ["minilm", "wordpiece-cased", "wordpiece-sequence", "wordpiece-whitespace"]
-SHAPES = [("", ""), ("a", "b")]
+SHAPES = [("", ""), ("a", "b"), ("\u00c1", "\u0301")]
 
 
 def main():
