@@ -630,7 +630,8 @@ fn a_thousand_documents_pack_with_a_bounded_note_under_every_policy() {
 
 /// The committed tokenizer files (Qwen3's tokenizer.json, Mistral's
 /// tekken.json, the small files with added tokens of every kind, the
-/// SentencePiece-style ones), loaded once for every case.
+/// SentencePiece-style ones, MiniLM's and a small WordPiece file with added
+/// tokens), loaded once for every case.
 fn tokenizer_files() -> &'static [Tokenizer] {
     static FILES: LazyLock<Vec<Tokenizer>> = LazyLock::new(|| {
         [
@@ -641,6 +642,8 @@ fn tokenizer_files() -> &'static [Tokenizer] {
             "sp-legacy-tokenizer.json",
             "sp-gemma-tokenizer.json",
             "sp-metaspace-tokenizer.json",
+            "all-MiniLM-L6-v2-tokenizer.json.gz",
+            "wordpiece-cased-tokenizer.json",
         ]
         .into_iter()
         .map(|file| {

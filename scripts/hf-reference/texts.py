@@ -87,6 +87,21 @@ def adversarial():
     add("long word", "a" * 3000)
     add("long mixed word", "ab" * 1500)
     add("lone surrogate-free controls", "\x00\x01\x02\x1b[31mred\x1b[0m\x7f")
+    # WordPiece files (BERT, MiniLM): what BertNormalizer and
+    # BertPreTokenizer classify (accents, CJK blocks, control and format
+    # characters, punctuation), words over max_input_chars_per_word, text
+    # that looks like the subword prefix or BERT's special tokens, and
+    # characters assigned in Unicode 13 to 16 (newer than the tables the
+    # reference classifies with).
+    add("accents", "Caf\u00e9 na\u00efve r\u00e9sum\u00e9 \u00c5ngstr\u00f6m \u01c4emal \ufb01nance \u1ead\u2026 \u0218\u021b")
+    add("cjk blocks", "\u4e2d\u6587English\u6df7\u5408\u30c6\u30ad\u30b9\u30c8\ud55c\uad6d\uc5b4 \U00020000\U0002a700\U0002b820\U0002ceb0\U00031350 \uf900\u3400x\u9fff")
+    add("control and format characters", "a\x00b\x01c\u200bd\u200de\u00adf\ufeffg\ufffdh\U000e0001i\ue000j\x85k\u2028l\u2029m\x7f")
+    add("subword prefix text", "## ##a a##b #### ##\u00e9 un##able")
+    add("bert special-token text", "[CLS] hello [SEP] [UNK] [MASK] [PAD] [cls] [CLS][SEP]x")
+    add("long words", "a" * 100 + " " + "b" * 101 + " " + "\u00e9" * 101 + " " + "ab" * 60 + "!")
+    add("casing", "\u039f\u0394\u039f\u03a3 \u03a3\u0391\u03a3 \u0130stanbul \u0132 \u01c5 \u1e9e \u212a \u2126")
+    add("symbols and punctuation", "$100 + 5^2 = 25 ~ `x` | <y> \u00a2\u00a3\u00a5 \u00a9 \u00b1 \u00d7 \u00f7 \u00bf\u00a1 \u00ab\u00bb \u201e\u201c \u2018\u2019 \u2014 \u2013 \u2e5d \U00011f43")
+    add("unicode 13 to 16", "\U0001fbf0\U00010e80 \U00010570\U00010597 \ua7c0\ua7c1 \U00011f00\U00011f41 \U0001e030 \U00010d50\U00010d70 \U0001e5d0 \U00016d40 \u1c89\u1c8a \U0002ebf0")
     rng = random.Random(2026)
     alphabet = (
         list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")

@@ -6,7 +6,7 @@
 //! top level; each family lives in its own module and builds its own
 //! engine:
 //!
-//! - Hugging Face `tokenizer.json` with a byte-level BPE model (the `hf`
+//! - Hugging Face `tokenizer.json` with a BPE or WordPiece model (the `hf`
 //!   module says exactly which components are accepted and which refused);
 //! - Mistral `tekken.json` (the `tekken` module).
 //!
@@ -18,7 +18,10 @@
 //! file's added tokens that are not marked special (Qwen3's `<think>`) are
 //! matched as the tokens they are, as Hugging Face `tokenizers` matches them
 //! with `encode_special_tokens=True`. The post-processor and decoder only
-//! matter for special tokens and decoding, and are not consulted.
+//! matter for special tokens and decoding (BERT's post-processor adds
+//! `[CLS]` and `[SEP]`, as `add_special_tokens=True` would), and the
+//! `truncation` and `padding` settings only shape a model's input: none of
+//! them is consulted.
 //!
 //! A component that no family can count exactly is `unsupported-tokenizer`,
 //! naming the component. A file that is not valid JSON or not a consistent

@@ -1,5 +1,5 @@
 //! Hugging Face `tokenizer.json` with a BPE model, over bytes or over
-//! characters.
+//! characters, or a WordPiece model.
 //!
 //! # What is accepted
 //!
@@ -20,6 +20,17 @@
 //! - `ignore_merges` as the file says. The BPE loop is the reference's own
 //!   (see the `merge` module), so no assumption about the order of the
 //!   vocabulary is needed.
+//! - A `WordPiece` model (BERT, MiniLM, bge, e5; SPEC §2.2.1; the
+//!   `wordpiece` module): greedy longest match first with the
+//!   `continuing_subword_prefix`, a word with no match or over
+//!   `max_input_chars_per_word` characters one `unk_token`. With it, and
+//!   only with it (no reference counts were made for BPE files with them):
+//!   the `BertNormalizer` (`clean_text`, `handle_chinese_chars`,
+//!   `strip_accents`, unset following `lowercase`, `lowercase`),
+//!   `Lowercase`, `NFD` and `StripAccents` normalizers, and the
+//!   `BertPreTokenizer`, `WhitespaceSplit` and `Whitespace` pre-tokenizers,
+//!   in `Sequence`s with the others above (not `ByteLevel` or `Metaspace`).
+//!   Their character tables are the reference's (the `bert` module).
 //!
 //! NFC is the reference's own: the tables of `unicode-normalization-
 //! alignments` (Unicode 9.0.0), which `tokenizers` normalizes with, not the
@@ -33,22 +44,33 @@
 //!
 //! Packing counts entry by entry only for byte-level files with one
 //! tiktoken-family split and no normalizer but NFC ([`Splitting::Tiktoken`]);
-//! every other file packs by counting each candidate payload whole.
+//! every other file (WordPiece files among them) packs by counting each
+//! candidate payload whole.
+//!
+//! The post-processor (BERT's `[CLS]` and `[SEP]`), the decoder, and the
+//! file's `truncation` and `padding` are not consulted: a count is the
+//! text's own tokens, as `encode(text, add_special_tokens=False)` gives
+//! them without truncation or padding.
 //!
 //! # What is refused, and why
 //!
 //! Everything else is `unsupported-tokenizer`, naming the component:
-//! WordPiece, WordLevel and Unigram models, byte-level BPE with
-//! `byte_fallback`, subword prefixes and suffixes, dropout, other
-//! normalizers (`NFKC`, `Lowercase`, `Replace` with a regex, NFC in a
-//! `Sequence` with others), other pre-tokenizers, `Metaspace` with
-//! `ByteLevel` or with the `first` scheme after another pre-tokenizer, and
-//! split patterns that packer's regex engine cannot run exactly (see the
-//! `pretokenize` module).
+//! WordLevel and Unigram models, byte-level BPE with `byte_fallback`, BPE
+//! with subword prefixes and suffixes, dropout, other normalizers (`NFKC`,
+//! `NFKD`, `Replace` with a regex, NFC in a `Sequence` with others, the
+//! WordPiece normalizers with a BPE model), other pre-tokenizers (the
+//! WordPiece ones with a BPE model, `ByteLevel` and `Metaspace` with a
+//! WordPiece model), `Metaspace` with `ByteLevel` or with the `first`
+//! scheme after another pre-tokenizer, and split patterns that packer's
+//! regex engine cannot run exactly (see the `pretokenize` module). A
+//! WordPiece file whose `unk_token` is not in its vocabulary is
+//! `invalid-tokenizer` (the reference fails on every word it cannot cut).
 
 mod added;
+mod bert;
 mod model;
 mod pipeline;
+mod wordpiece;
 
 use std::borrow::Cow;
 
@@ -68,7 +90,8 @@ use crate::error::Error;
 use crate::tokens::bpe::{Pieces, with_state};
 use added::{Added, AddedToken, Split};
 use model::Model;
-use pipeline::{Norm, parse_normalizer, parse_pre_tokenizer};
+use pipeline::{Norm, PreTokenizer, parse_normalizer, parse_pre_tokenizer};
+use wordpiece::WordPiece;
 
 /// The family of files with a `model` (see [`Family`](super::file::Family)).
 pub(super) fn read(top: &TopLevel) -> Option<Result<Box<dyn Engine>, Error>> {
@@ -136,7 +159,10 @@ impl HuggingFace {
                     | Stage::Metaspace {
                         split: Some(regex), ..
                     } => Some(regex.create_cache()),
-                    Stage::PrefixSpace | Stage::Metaspace { split: None, .. } => None,
+                    Stage::PrefixSpace
+                    | Stage::Metaspace { split: None, .. }
+                    | Stage::WhitespaceSplit
+                    | Stage::Bert => None,
                 })
                 .collect()
         };
@@ -188,6 +214,12 @@ impl HuggingFace {
                         out = Cow::Owned(kept.to_owned());
                     }
                 }
+                // (Only with WordPiece models, which have no `Metaspace`:
+                // `origin` is not read after these.)
+                Norm::Bert(options) => out = Cow::Owned(bert::bert_normalize(&out, *options)),
+                Norm::Lowercase => out = Cow::Owned(bert::lowercase(&out)),
+                Norm::Nfd => out = Cow::Owned(bert::nfd_string(&out)),
+                Norm::StripAccents => out = Cow::Owned(bert::strip_accents(&out)),
             }
         }
         (out, origin)
@@ -260,6 +292,24 @@ impl HuggingFace {
                     self.run_stages(stage + 1, rest, &piece[start..end], origin, each);
                 }
             }
+            Stage::WhitespaceSplit => bert::whitespace_split(piece, &mut |word| {
+                self.run_stages(
+                    stage + 1,
+                    caches,
+                    word,
+                    origin && word.as_ptr() == piece.as_ptr(),
+                    each,
+                )
+            }),
+            Stage::Bert => bert::bert_split(piece, &mut |word| {
+                self.run_stages(
+                    stage + 1,
+                    caches,
+                    word,
+                    origin && word.as_ptr() == piece.as_ptr(),
+                    each,
+                )
+            }),
             Stage::Metaspace {
                 replacement,
                 prepend,
@@ -511,12 +561,44 @@ fn hugging_face(
     added_tokens: Option<&RawValue>,
 ) -> Result<HuggingFace, Error> {
     let kind: ModelType = serde_json::from_str(model.get()).map_err(|e| json_error(&e))?;
-    match kind.kind.as_deref() {
-        Some("BPE") | None => {}
+    let wordpiece = match kind.kind.as_deref() {
+        Some("BPE") | None => false,
+        Some("WordPiece") => true,
         other => return Err(unsupported(component(&KNOWN_MODELS, other, "model"))),
-    }
+    };
     let normalizer = parse_normalizer(normalizer)?;
-    let (stages, byte_level) = parse_pre_tokenizer(pre_tokenizer)?;
+    let PreTokenizer {
+        stages,
+        byte_level,
+        wordpiece_only,
+    } = parse_pre_tokenizer(pre_tokenizer)?;
+    if wordpiece {
+        // WordPiece works on words: no byte-level characters, no `▁`.
+        if byte_level {
+            return Err(unsupported(
+                "the ByteLevel pre-tokenizer with a WordPiece model",
+            ));
+        }
+        if stages
+            .iter()
+            .any(|stage| matches!(stage, Stage::Metaspace { .. }))
+        {
+            return Err(unsupported(
+                "the Metaspace pre-tokenizer with a WordPiece model",
+            ));
+        }
+    } else {
+        if let Some(name) = normalizer.iter().find_map(Norm::wordpiece_only) {
+            return Err(unsupported(format!(
+                "the {name} normalizer with a BPE model"
+            )));
+        }
+        if let Some(name) = wordpiece_only {
+            return Err(unsupported(format!(
+                "the {name} pre-tokenizer with a BPE model"
+            )));
+        }
+    }
     let metaspace_at = stages
         .iter()
         .position(|stage| matches!(stage, Stage::Metaspace { .. }));
@@ -548,7 +630,11 @@ fn hugging_face(
             "an NFC normalizer in a Sequence with other normalizers",
         ));
     }
-    let bpe = Model::parse(model, byte_level)?;
+    let bpe = if wordpiece {
+        Model::WordPiece(WordPiece::parse(model)?)
+    } else {
+        Model::parse(model, byte_level)?
+    };
     // A tiktoken-family pattern matches every character, so keeping its
     // matches and removing the rest (`Removed` with `invert`, as converted
     // OpenAI files say it) is the same split as `Isolated`.

@@ -87,6 +87,25 @@ impl SplitRegex {
         })
     }
 
+    /// A pattern that the reference runs with Rust's `regex` crate, not
+    /// Oniguruma (the `Whitespace` pre-tokenizer's): packer's engine is the
+    /// same crate's, so `\w` and `\s` mean the same and nothing needs
+    /// checking.
+    pub(crate) fn rust(pattern: &str) -> Result<SplitRegex, Refusal> {
+        let regex = Regex::builder()
+            .syntax(syntax::Config::new().unicode(true).utf8(true))
+            .build(pattern)
+            .map_err(|_| "a split pattern that packer's regex engine cannot compile")?;
+        if regex.is_match("") {
+            return Err("a split pattern that matches the empty string");
+        }
+        Ok(SplitRegex {
+            regex,
+            give_back: vec![false],
+            source: pattern.to_owned(),
+        })
+    }
+
     /// A pattern that matches `literal` and nothing else (a `Split` whose
     /// pattern is a `String`).
     pub(crate) fn literal(literal: &str) -> Result<SplitRegex, Refusal> {
@@ -274,6 +293,12 @@ pub(crate) enum Stage {
         prepend: PrependScheme,
         split: Option<SplitRegex>,
     },
+    /// `WhitespaceSplit`: pieces between whitespace (`char::is_whitespace`),
+    /// the whitespace removed.
+    WhitespaceSplit,
+    /// `BertPreTokenizer`: `WhitespaceSplit`, then every punctuation
+    /// character of each piece a piece of its own (see `hf::bert`).
+    Bert,
 }
 
 /// When `Metaspace` puts its replacement before a piece that does not

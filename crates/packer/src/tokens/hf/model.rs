@@ -14,6 +14,8 @@ use crate::error::Error;
 use crate::tokens::bpe::merge::{self, Merges};
 use crate::tokens::file::{invalid, json_error, unsupported};
 
+use super::wordpiece::WordPiece;
+
 /// A BPE model with listed merges: symbols are token ids.
 pub(super) struct Bpe {
     byte_ids: Box<[u32; 256]>,
@@ -41,12 +43,14 @@ impl Merges for ListedMerges<'_> {
     }
 }
 
-/// Either kind of BPE model a `tokenizer.json` can hold.
+/// The models a `tokenizer.json` can hold that packer counts with.
 pub(super) enum Model {
     /// Over the bytes of `ByteLevel` pieces.
     Bytes(Bpe),
     /// Over characters, SentencePiece style.
     Chars(CharBpe),
+    /// Not BPE: WordPiece, over the words of the pre-tokenizer.
+    WordPiece(WordPiece),
 }
 
 impl Model {
@@ -67,6 +71,9 @@ impl Model {
             Model::Bytes(bpe) => bpe.count(piece),
             Model::Chars(bpe) => {
                 bpe.count(std::str::from_utf8(piece).expect("pieces are cut from a str"))
+            }
+            Model::WordPiece(model) => {
+                model.count(std::str::from_utf8(piece).expect("pieces are cut from a str"))
             }
         }
     }

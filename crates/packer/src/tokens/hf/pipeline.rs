@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::bert::BertOptions;
 use super::component;
 use crate::error::Error;
 use crate::tokens::file::{invalid, unsupported};
@@ -56,6 +57,29 @@ pub(crate) enum Norm {
     Replace { pattern: String, content: String },
     /// `Strip`: whitespace off the left and/or the right.
     Strip { left: bool, right: bool },
+    /// `BertNormalizer` (the `bert` module).
+    Bert(BertOptions),
+    /// `Lowercase`, one character at a time.
+    Lowercase,
+    /// NFD, with the reference's own tables.
+    Nfd,
+    /// `StripAccents`: combining marks removed.
+    StripAccents,
+}
+
+impl Norm {
+    /// The name of a step that is counted with WordPiece models only (BPE
+    /// files with it stay refused: no reference counts were made for
+    /// them).
+    pub(super) fn wordpiece_only(&self) -> Option<&'static str> {
+        match self {
+            Norm::Bert(_) => Some("BertNormalizer"),
+            Norm::Lowercase => Some("Lowercase"),
+            Norm::Nfd => Some("NFD"),
+            Norm::StripAccents => Some("StripAccents"),
+            Norm::Nfc | Norm::Prepend(_) | Norm::Replace { .. } | Norm::Strip { .. } => None,
+        }
+    }
 }
 
 /// The normalizer's steps (none without one); refuses what is not listed.
@@ -103,6 +127,32 @@ fn push_normalizer(value: &Value, steps: &mut Vec<Norm>) -> Result<(), Error> {
             };
             steps.push(Norm::Strip { left, right });
         }
+        Some("BertNormalizer") => {
+            let flag = |name: &str| {
+                value.get(name).and_then(Value::as_bool).ok_or_else(|| {
+                    invalid(format!("a BertNormalizer has no `{name}` true or false"))
+                })
+            };
+            let lowercase = flag("lowercase")?;
+            let strip_accents = match value.get("strip_accents") {
+                None | Some(Value::Null) => lowercase,
+                Some(Value::Bool(strip)) => *strip,
+                Some(_) => {
+                    return Err(invalid(
+                        "a BertNormalizer's strip_accents is not true, false or null",
+                    ));
+                }
+            };
+            steps.push(Norm::Bert(BertOptions {
+                clean_text: flag("clean_text")?,
+                handle_chinese_chars: flag("handle_chinese_chars")?,
+                strip_accents,
+                lowercase,
+            }));
+        }
+        Some("Lowercase") => steps.push(Norm::Lowercase),
+        Some("NFD") => steps.push(Norm::Nfd),
+        Some("StripAccents") => steps.push(Norm::StripAccents),
         Some("Sequence") => {
             let list = value
                 .get("normalizers")
@@ -123,14 +173,29 @@ fn push_normalizer(value: &Value, steps: &mut Vec<Norm>) -> Result<(), Error> {
     Ok(())
 }
 
-/// The stages and whether a `ByteLevel` pre-tokenizer ends them.
-pub(super) fn parse_pre_tokenizer(value: Option<&Value>) -> Result<(Vec<Stage>, bool), Error> {
+/// A pre-tokenizer read into stages.
+pub(super) struct PreTokenizer {
+    pub(super) stages: Vec<Stage>,
+    /// Whether a `ByteLevel` pre-tokenizer ends them.
+    pub(super) byte_level: bool,
+    /// The first pre-tokenizer counted with WordPiece models only.
+    pub(super) wordpiece_only: Option<&'static str>,
+}
+
+/// The regex of the `Whitespace` pre-tokenizer: its matches are the
+/// pieces, the rest is removed.
+const WHITESPACE_PATTERN: &str = r"\w+|[^\w\s]+";
+
+/// The stages of a pre-tokenizer (none without one); refuses what is not
+/// listed.
+pub(super) fn parse_pre_tokenizer(value: Option<&Value>) -> Result<PreTokenizer, Error> {
     let mut flat = Vec::new();
     if let Some(value) = value.filter(|v| !v.is_null()) {
         flatten(value, &mut flat)?;
     }
     let mut stages = Vec::new();
     let mut byte_level = false;
+    let mut wordpiece_only = None;
     for (index, item) in flat.iter().enumerate() {
         if byte_level {
             return Err(unsupported(
@@ -156,6 +221,22 @@ pub(super) fn parse_pre_tokenizer(value: Option<&Value>) -> Result<(Vec<Stage>, 
                 }
             }
             Some("Split") => stages.push(parse_split(item, index)?),
+            Some("BertPreTokenizer") => {
+                wordpiece_only.get_or_insert("BertPreTokenizer");
+                stages.push(Stage::Bert);
+            }
+            Some("WhitespaceSplit") => {
+                wordpiece_only.get_or_insert("WhitespaceSplit");
+                stages.push(Stage::WhitespaceSplit);
+            }
+            Some("Whitespace") => {
+                wordpiece_only.get_or_insert("Whitespace");
+                stages.push(Stage::Split {
+                    regex: SplitRegex::rust(WHITESPACE_PATTERN).map_err(unsupported)?,
+                    behavior: Behavior::Removed,
+                    invert: true,
+                });
+            }
             Some("Digits") => {
                 let individual = item
                     .get("individual_digits")
@@ -182,7 +263,11 @@ pub(super) fn parse_pre_tokenizer(value: Option<&Value>) -> Result<(Vec<Stage>, 
             }
         }
     }
-    Ok((stages, byte_level))
+    Ok(PreTokenizer {
+        stages,
+        byte_level,
+        wordpiece_only,
+    })
 }
 
 /// A `Metaspace` pre-tokenizer, read as the reference reads it (a missing
