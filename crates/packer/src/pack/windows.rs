@@ -92,7 +92,7 @@
 //! by the [`Tally`] of its documents and recounted in full. The lower
 //! bound takes each window's cheapest ending before a note and an empty
 //! list; the exhaustive search counts every window it tries with its
-//! note (see [`search_fewer_noted`]), when there are at most
+//! note (see [`NotedSearch`]), when there are at most
 //! [`MOST_NOTED_SEARCHED`] documents in all.
 
 use rayon::prelude::*;
@@ -1068,19 +1068,14 @@ fn tiktoken_windows(context: &Context<'_>) -> Result<Windows, Failure> {
     sort_bins(costs, &mut bins);
     let (lower_bound, mut optimal) = lower_bound(context, &items, bins.len());
     // With notes, small inputs are searched counting each window whole
-    // with its note (see `search_fewer_noted`).
+    // with its note (see `NotedSearch`).
     let searchable =
         items.len() <= MOST_SEARCHED && (!notes || costs.rank.len() <= MOST_NOTED_SEARCHED);
     if !optimal && searchable {
         // Look for fewer windows, one fewer at a time, until a search
         // proves there are none.
         loop {
-            let search = if notes {
-                search_fewer_noted(context, &items, bins.len())
-            } else {
-                search_fewer(context, &items, bins.len())
-            };
-            match search {
+            match search_fewer(context, &items, bins.len()) {
                 Search::Found(fewer) => {
                     bins = fewer;
                     if bins.len() <= lower_bound {
@@ -1450,7 +1445,9 @@ enum Search {
 }
 
 /// Searches every packing of `items` into `found − 1` windows, each
-/// counted exactly with the cheapest label of that many windows.
+/// counted exactly with the cheapest label of that many windows: by the
+/// arithmetic, or with notes each window it tries whole with its note
+/// (its [`Tally`]; see [`NotedSearch`]).
 fn search_fewer(context: &Context<'_>, items: &[usize], found: usize) -> Search {
     let Context {
         costs,
@@ -1468,52 +1465,6 @@ fn search_fewer(context: &Context<'_>, items: &[usize], found: usize) -> Search 
     };
     let mut order = items.to_vec();
     order.sort_by_key(|&index| (std::cmp::Reverse(costs.next(index)), index));
-    let min_tail = items.iter().map(|&i| costs.tail(i)).min().unwrap_or(0);
-    let positions = costs.layout.position_tokens(costs.required.len() + 1);
-    let room = limit as i64 - (costs.open + costs.required_next + positions) as i64 - min_tail;
-    let left = items.iter().map(|&i| costs.next(i) as i64).sum();
-    let mut packing = Packing::new(costs, limit);
-    let mut steps = 0;
-    match place(&mut packing, &order, target, room, left, &mut steps) {
-        Some(true) => {}
-        Some(false) => return Search::None,
-        None => return Search::GaveUp,
-    }
-    let mut bins = packing.bins;
-    sort_bins(costs, &mut bins);
-    let count = bins.len();
-    let fits = bins.iter().enumerate().all(|(b, bin)| {
-        let cost = costs.body(bin.sum, bin.members.len(), bin.last) + labels.tokens(b + 1, count);
-        cost as u64 <= available
-    });
-    if fits {
-        Search::Found(bins)
-    } else {
-        Search::GaveUp
-    }
-}
-
-/// With notes: searches every packing of `items` into `found − 1` windows,
-/// each window counted exactly with its note (its [`Tally`]) and the
-/// cheapest label of that many windows. A window's note only grows the
-/// count beyond the arithmetic without it, so the arithmetic's room still
-/// rules out a branch that cannot hold what is left.
-fn search_fewer_noted(context: &Context<'_>, items: &[usize], found: usize) -> Search {
-    let Context {
-        costs,
-        labels,
-        available,
-        ..
-    } = *context;
-    if found <= 1 {
-        return Search::None;
-    }
-    let target = found - 1;
-    let Some(limit) = (available as usize).checked_sub(labels.cheapest(target)) else {
-        return Search::None;
-    };
-    let mut order = items.to_vec();
-    order.sort_by_key(|&index| (std::cmp::Reverse(costs.next(index)), index));
     let min_tail = items
         .iter()
         .map(|&i| costs.least_tail(i))
@@ -1522,26 +1473,32 @@ fn search_fewer_noted(context: &Context<'_>, items: &[usize], found: usize) -> S
     let positions = costs.layout.position_tokens(costs.required.len() + 1);
     let room = limit as i64 - (costs.open + costs.required_next + positions) as i64 - min_tail;
     let left = items.iter().map(|&i| costs.next(i) as i64).sum();
-    let mut bins: Vec<Vec<usize>> = Vec::new();
+    let mut packing = Packing::new(costs, limit);
     let mut steps = 0;
-    let search = NotedSearch {
-        costs,
-        limit,
-        room,
-        windows: target,
+    let done = if costs.layout.notes_omissions() {
+        let search = NotedSearch {
+            costs,
+            limit,
+            room,
+            windows: target,
+        };
+        let mut windows: Vec<Vec<usize>> = Vec::new();
+        let done = search.place(&mut windows, &order, left, &mut steps);
+        for members in &windows {
+            packing.bins.push(Bin::default());
+            let b = packing.bins.len() - 1;
+            for &index in members {
+                packing.add(b, index);
+            }
+        }
+        done
+    } else {
+        place(&mut packing, &order, target, room, left, &mut steps)
     };
-    match search.place(&mut bins, &order, left, &mut steps) {
+    match done {
         Some(true) => {}
         Some(false) => return Search::None,
         None => return Search::GaveUp,
-    }
-    let mut packing = Packing::new(costs, limit);
-    for members in &bins {
-        packing.bins.push(Bin::default());
-        let b = packing.bins.len() - 1;
-        for &index in members {
-            packing.add(b, index);
-        }
     }
     let mut bins = packing.bins;
     sort_bins(costs, &mut bins);
@@ -1558,7 +1515,10 @@ fn search_fewer_noted(context: &Context<'_>, items: &[usize], found: usize) -> S
     }
 }
 
-/// The exhaustive search of [`search_fewer_noted`].
+/// The exhaustive search of [`search_fewer`] with notes: a window's note
+/// only grows the count beyond the arithmetic without it, so the
+/// arithmetic's room still rules out a branch that cannot hold what is
+/// left.
 struct NotedSearch<'a> {
     costs: &'a Costs<'a>,
     /// What a window may count, its note included.
