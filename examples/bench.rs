@@ -23,33 +23,24 @@
 //! fixture's budget, at 128k and with every document fitting, with each
 //! binary's pack ÷ count.
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const RUNS: usize = 7;
 
-/// The release `packer` beside this example's own build: cargo puts
-/// examples in `<target>/release/examples/`, whatever `CARGO_TARGET_DIR`
-/// or `build.target-dir` says; `CARGO_TARGET_DIR` is the fallback.
-fn packer_binary() -> PathBuf {
-    let name = format!("packer{}", std::env::consts::EXE_SUFFIX);
-    let beside = std::env::current_exe()
-        .ok()
-        .and_then(|exe| Some(exe.parent()?.parent()?.join(&name)))
-        .filter(|path| path.exists());
-    beside.unwrap_or_else(|| {
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
-        target.join("release").join(name)
-    })
+/// Each command's median time over `RUNS` runs, taking turns.
+fn race(commands: &[&[&str]]) -> Vec<Duration> {
+    support::race(commands, RUNS)
 }
 
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let packer = packer_binary();
+    let packer = support::packer_binary();
     assert!(
         packer.exists(),
         "build the binary first: cargo build --release --locked (looked for {})",
@@ -166,8 +157,8 @@ fn main() {
         ms(times[1]),
         ms(times[0]),
         proven(&max_fill),
-        peak(&max_fill),
-        peak(&in_order)
+        support::peak(&max_fill),
+        support::peak(&in_order)
     );
     let notes = out.join("notes-5000-docs.json");
     write_fixture(&notes, &documents[..5_000], "cl100k_base");
@@ -181,11 +172,11 @@ fn main() {
     println!(
         "--note-omissions, 5,000 documents: in-order {} ({}), priority {} ({}), max-fill {} ({}, {})",
         ms(times[0]),
-        peak(&runs[0]),
+        support::peak(&runs[0]),
         ms(times[1]),
-        peak(&runs[1]),
+        support::peak(&runs[1]),
         ms(times[2]),
-        peak(&runs[2]),
+        support::peak(&runs[2]),
         proven(&runs[2])
     );
 
@@ -378,28 +369,6 @@ fn pack_args<'a>(
     args
 }
 
-/// The peak resident memory of one run of `command`, from `/usr/bin/time`.
-fn peak(command: &[&str]) -> String {
-    let Ok(output) = Command::new("/usr/bin/time")
-        .arg("-f")
-        .arg("%M")
-        .args(command)
-        .stdout(Stdio::null())
-        .output()
-    else {
-        return "peak memory not measured".into();
-    };
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let kb: f64 = stderr
-        .trim()
-        .lines()
-        .last()
-        .unwrap_or("0")
-        .parse()
-        .unwrap_or(0.0);
-    format!("{:.0} MB", kb / 1024.0)
-}
-
 /// Whether max-fill's summary says its result is proven optimal.
 fn proven(command: &[&str]) -> &'static str {
     let output = Command::new(command[0])
@@ -466,31 +435,6 @@ fn against(packer: &str, other: &str, out: &Path) {
             secs(after[i]) / secs(after[0])
         );
     }
-}
-
-/// Runs each command `RUNS` times, taking turns, and returns the medians.
-fn race(commands: &[&[&str]]) -> Vec<Duration> {
-    let mut times = vec![Vec::new(); commands.len()];
-    for _ in 0..RUNS {
-        for (i, command) in commands.iter().enumerate() {
-            let start = Instant::now();
-            let status = Command::new(command[0])
-                .args(&command[1..])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .unwrap();
-            times[i].push(start.elapsed());
-            assert!(status.success(), "{command:?} failed");
-        }
-    }
-    times
-        .into_iter()
-        .map(|mut t| {
-            t.sort();
-            t[t.len() / 2]
-        })
-        .collect()
 }
 
 fn secs(duration: Duration) -> f64 {

@@ -13,31 +13,24 @@
 //! together as in a repository. `cargo run --release --example windows --
 //! BUDGET` packs at another budget.
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const RUNS: usize = 5;
+
+/// Each command's median time over `RUNS` runs, taking turns.
+fn race(commands: &[&[&str]]) -> Vec<Duration> {
+    support::race(commands, RUNS)
+}
 const FILES: usize = 10_000;
 
-/// The release `packer` beside this example's own build (see bench.rs).
-fn packer_binary() -> PathBuf {
-    let name = format!("packer{}", std::env::consts::EXE_SUFFIX);
-    let beside = std::env::current_exe()
-        .ok()
-        .and_then(|exe| Some(exe.parent()?.parent()?.join(&name)))
-        .filter(|path| path.exists());
-    beside.unwrap_or_else(|| {
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
-        target.join("release").join(name)
-    })
-}
-
 fn main() {
-    let packer = packer_binary();
+    let packer = support::packer_binary();
     assert!(
         packer.exists(),
         "build the binary first: cargo build --release --locked (looked for {})",
@@ -100,14 +93,14 @@ fn main() {
     println!(
         "| one payload | {} | {} | {} of {documents} documents, {} tokens |",
         ms(times[0]),
-        peak(&single),
+        support::peak(&single),
         one["selectedIds"].as_array().unwrap().len(),
         one["usedTokens"],
     );
     println!(
         "| `--windows` | {} | {} | {windows_found} windows (at least {}, {}), {} documents placed, {skipped} too big for a window; {used} tokens in all, the fullest window {fullest} |",
         ms(times[1]),
-        peak(&windows),
+        support::peak(&windows),
         all["lowerBound"],
         if all["optimal"] == true {
             "proven the fewest"
@@ -206,53 +199,6 @@ fn run(command: &[&str]) -> Vec<u8> {
         .unwrap();
     assert!(output.status.success(), "{command:?} failed");
     output.stdout
-}
-
-/// The median time of each command, the commands taking turns.
-fn race(commands: &[&[&str]]) -> Vec<Duration> {
-    let mut times = vec![Vec::new(); commands.len()];
-    for _ in 0..RUNS {
-        for (i, command) in commands.iter().enumerate() {
-            let start = Instant::now();
-            let status = Command::new(command[0])
-                .args(&command[1..])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .unwrap();
-            times[i].push(start.elapsed());
-            assert!(status.success(), "{command:?} failed");
-        }
-    }
-    times
-        .into_iter()
-        .map(|mut t| {
-            t.sort();
-            t[t.len() / 2]
-        })
-        .collect()
-}
-
-/// The peak resident memory of one run of `command`, from `/usr/bin/time`.
-fn peak(command: &[&str]) -> String {
-    let Ok(output) = Command::new("/usr/bin/time")
-        .arg("-f")
-        .arg("%M")
-        .args(command)
-        .stdout(Stdio::null())
-        .output()
-    else {
-        return "not measured".into();
-    };
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let kb: f64 = stderr
-        .trim()
-        .lines()
-        .last()
-        .unwrap_or("0")
-        .parse()
-        .unwrap_or(0.0);
-    format!("{:.0} MB", kb / 1024.0)
 }
 
 fn secs(duration: Duration) -> f64 {
