@@ -60,9 +60,12 @@ fn main() {
         "summary",
         "--windows",
     ];
-    let times = race(&[&single, &windows]);
+    let mut noted = windows.to_vec();
+    noted.push("--note-omissions");
+    let times = race(&[&single, &windows, &noted]);
     let one = summary(&single);
     let all = summary(&windows);
+    let with_notes = summary(&noted);
     let documents = all["decisions"].as_array().unwrap().len();
     let windows_found = all["windowCount"].as_u64().unwrap();
     let skipped = all["skipped"].as_array().unwrap().len();
@@ -109,10 +112,23 @@ fn main() {
         },
         documents - skipped,
     );
+    println!(
+        "| `--windows --note-omissions` | {} | {} | {} windows (at least {}, {}), each listing what is not in it |",
+        ms(times[2]),
+        support::peak(&noted),
+        with_notes["windowCount"],
+        with_notes["lowerBound"],
+        if with_notes["optimal"] == true {
+            "proven the fewest"
+        } else {
+            "not proven the fewest"
+        },
+    );
     println!();
     println!(
-        "windows / one payload: {:.2}x the time; {:.0}% of input neighbours share a window",
+        "windows / one payload: {:.2}x the time ({:.2}x with notes); {:.0}% of input neighbours share a window",
         secs(times[1]) / secs(times[0]),
+        secs(times[2]) / secs(times[0]),
         100.0 * together as f64 / placed.len().saturating_sub(1).max(1) as f64
     );
     // The same with every window written to a new directory.
@@ -135,7 +151,8 @@ fn main() {
     );
 }
 
-/// Copies the first [`FILES`] text files of the local Cargo registry into
+/// Copies the first [`FILES`] text files (or all there are) of the local
+/// Cargo registry into
 /// `tree` (once; kept for later runs); returns their number and bytes.
 fn write_tree(tree: &Path) -> (usize, u64) {
     let home = std::env::var_os("CARGO_HOME")
@@ -182,7 +199,12 @@ fn write_tree(tree: &Path) -> (usize, u64) {
             break;
         }
     }
-    assert!(files == FILES, "the local registry has too few text files");
+    // A registry with fewer files gives all it has (the tree line says how
+    // many).
+    assert!(
+        files >= FILES / 10,
+        "the local registry has too few text files"
+    );
     (files, bytes)
 }
 
