@@ -70,6 +70,7 @@ mod added;
 mod bert;
 mod model;
 mod pipeline;
+mod unigram;
 mod wordpiece;
 
 use std::borrow::Cow;
@@ -91,6 +92,7 @@ use crate::tokens::bpe::{Pieces, with_state};
 use added::{Added, AddedToken, Split};
 use model::Model;
 use pipeline::{Norm, PreTokenizer, parse_normalizer, parse_pre_tokenizer};
+use unigram::Unigram;
 use wordpiece::WordPiece;
 
 /// The family of files with a `model` (see [`Family`](super::file::Family)).
@@ -134,6 +136,26 @@ struct HuggingFace {
     splitting: Splitting,
     /// The file's added tokens, if it has any.
     added: Option<Added>,
+}
+
+/// The reference's NFKC and NFKD (`unicode-normalization-alignments`'
+/// tables, as for NFC), with the quick checks of the same tables.
+fn nfkc(text: &str) -> Cow<'_, str> {
+    use unicode_normalization_alignments::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
+    if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.nfkc().map(|(c, _)| c).collect())
+    }
+}
+
+fn nfkd(text: &str) -> Cow<'_, str> {
+    use unicode_normalization_alignments::{IsNormalized, UnicodeNormalization, is_nfkd_quick};
+    if is_nfkd_quick(text.chars()) == IsNormalized::Yes {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.nfkd().map(|(c, _)| c).collect())
+    }
 }
 
 /// The reference's NFC (`unicode-normalization-alignments`' tables), with
@@ -187,6 +209,17 @@ impl HuggingFace {
                 Norm::Nfc => {
                     if let Cow::Owned(composed) = nfc(&out) {
                         out = Cow::Owned(composed);
+                    }
+                }
+                // (Neither maps a character to nothing: `origin` stays.)
+                Norm::Nfkc => {
+                    if let Cow::Owned(composed) = nfkc(&out) {
+                        out = Cow::Owned(composed);
+                    }
+                }
+                Norm::Nfkd => {
+                    if let Cow::Owned(decomposed) = nfkd(&out) {
+                        out = Cow::Owned(decomposed);
                     }
                 }
                 Norm::Prepend(prefix) => {
@@ -554,6 +587,14 @@ impl HuggingFace {
     }
 }
 
+/// The model families counted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Family {
+    Bpe,
+    WordPiece,
+    Unigram,
+}
+
 fn hugging_face(
     model: &RawValue,
     normalizer: Option<&Value>,
@@ -561,11 +602,13 @@ fn hugging_face(
     added_tokens: Option<&RawValue>,
 ) -> Result<HuggingFace, Error> {
     let kind: ModelType = serde_json::from_str(model.get()).map_err(|e| json_error(&e))?;
-    let wordpiece = match kind.kind.as_deref() {
-        Some("BPE") | None => false,
-        Some("WordPiece") => true,
+    let family = match kind.kind.as_deref() {
+        Some("BPE") | None => Family::Bpe,
+        Some("WordPiece") => Family::WordPiece,
+        Some("Unigram") => Family::Unigram,
         other => return Err(unsupported(component(&KNOWN_MODELS, other, "model"))),
     };
+    let wordpiece = family == Family::WordPiece;
     let normalizer = parse_normalizer(normalizer)?;
     let PreTokenizer {
         stages,
@@ -585,6 +628,23 @@ fn hugging_face(
         {
             return Err(unsupported(
                 "the Metaspace pre-tokenizer with a WordPiece model",
+            ));
+        }
+    } else if family == Family::Unigram {
+        // Unigram files (SentencePiece conversions) cut `▁`-marked pieces.
+        if byte_level {
+            return Err(unsupported(
+                "the ByteLevel pre-tokenizer with a Unigram model",
+            ));
+        }
+        if let Some(name) = normalizer.iter().find_map(Norm::not_with_unigram) {
+            return Err(unsupported(format!(
+                "the {name} normalizer with a Unigram model"
+            )));
+        }
+        if stages.iter().any(|stage| matches!(stage, Stage::Bert)) {
+            return Err(unsupported(
+                "the BertPreTokenizer pre-tokenizer with a Unigram model",
             ));
         }
     } else {
@@ -630,10 +690,10 @@ fn hugging_face(
             "an NFC normalizer in a Sequence with other normalizers",
         ));
     }
-    let bpe = if wordpiece {
-        Model::WordPiece(WordPiece::parse(model)?)
-    } else {
-        Model::parse(model, byte_level)?
+    let bpe = match family {
+        Family::WordPiece => Model::WordPiece(WordPiece::parse(model)?),
+        Family::Unigram => Model::Unigram(Unigram::parse(model)?),
+        Family::Bpe => Model::parse(model, byte_level)?,
     };
     // A tiktoken-family pattern matches every character, so keeping its
     // matches and removing the rest (`Removed` with `invert`, as converted
