@@ -1,8 +1,9 @@
 //! Tokenizer files (`--tokenizer`): counts and packs equal to the reference
 //! implementations' counts (Hugging Face `tokenizers` for Qwen3's
-//! tokenizer.json, all-MiniLM-L6-v2's (WordPiece) and small files with
-//! added tokens of every kind, SentencePiece-style BPE and WordPiece
-//! pipelines, mistral-common for Mistral's tekken.json), stored in
+//! tokenizer.json, all-MiniLM-L6-v2's (WordPiece), the legacy Claude
+//! tokenizer.json (NFKC) and small files with added tokens of every kind,
+//! SentencePiece-style BPE, WordPiece and Unigram pipelines, mistral-common
+//! for Mistral's tekken.json), stored in
 //! tests/data/tokenizers/vectors.json by scripts/hf-reference/make-vectors.py;
 //! NFC with the reference's Unicode tables (nfc-vectors.json.gz, by
 //! scripts/hf-reference/make-nfc-vectors.py); refusals of what cannot be
@@ -248,7 +249,8 @@ fn recounts_match_each_entrys_pieces() {
 /// The byte-level files split like tiktoken (packing counts entry by
 /// entry); the SentencePiece-style, WordPiece and Unigram ones have no such
 /// split (a text is one word, split at `▁`, or split by BERT's rules), nor
-/// has a byte-level file with NFKC (which changes text before the split),
+/// has a byte-level file with NFKC (Claude's: NFKC changes text before the
+/// split),
 /// and packing counts every candidate whole.
 #[test]
 fn byte_level_files_split_like_tiktoken() {
@@ -258,6 +260,7 @@ fn byte_level_files_split_like_tiktoken() {
             || key.starts_with("unigram")
             || key == "minilm"
             || key == "bpe-nfkc"
+            || key == "claude"
         {
             Splitting::Whole
         } else {
@@ -1042,11 +1045,11 @@ struct Sweep {
 }
 
 /// Every code point in each shape counted as the reference counted it,
-/// from a file that scripts/hf-reference/sweep-wordpiece.py writes (about
-/// 1.1 million code points per committed file; not run in CI). Set
-/// `PACKER_SWEEP` to the file.
+/// from a file that scripts/hf-reference/sweep-wordpiece.py or
+/// sweep-unigram.py writes (about 1.1 million code points per committed
+/// file; not run in CI). Set `PACKER_SWEEP` to the file.
 #[test]
-#[ignore = "needs PACKER_SWEEP, from scripts/hf-reference/sweep-wordpiece.py"]
+#[ignore = "needs PACKER_SWEEP, from scripts/hf-reference/sweep-*.py"]
 fn every_code_point_counts_like_the_reference() {
     let path = std::env::var("PACKER_SWEEP").expect("PACKER_SWEEP names a sweep file");
     let gz = std::fs::read(path).unwrap();
