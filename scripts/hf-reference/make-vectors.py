@@ -358,6 +358,7 @@ def main():
         "wordpiece-cased": ("wordpiece-cased-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
         "wordpiece-sequence": ("wordpiece-sequence-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
         "wordpiece-whitespace": ("wordpiece-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "claude": ("claude-tokenizer.json.gz", hf_counter, f"tokenizers {md.version('tokenizers')}"),
         "unigram-small": ("unigram-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
         "unigram-bytes": ("unigram-bytes-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
         "unigram-nfkc": ("unigram-nfkc-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
