@@ -40,7 +40,7 @@ pub(super) struct Unigram {
     /// The longest token's length in bytes.
     longest: usize,
     /// With `byte_fallback`: which bytes have their `<0xNN>` token.
-    byte_tokens: Option<[bool; 256]>,
+    byte_tokens: Option<Box<[bool; 256]>>,
 }
 
 /// The model as the reference reads it.
@@ -90,7 +90,7 @@ impl Unigram {
         }
         let longest = tokens.keys().map(|t| t.len()).max().unwrap_or(0);
         let byte_tokens = model.byte_fallback.then(|| {
-            let mut present = [false; 256];
+            let mut present = Box::new([false; 256]);
             for (byte, slot) in present.iter_mut().enumerate() {
                 *slot = tokens.contains_key(format!("<0x{byte:02X}>").as_str());
             }
