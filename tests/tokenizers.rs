@@ -353,8 +353,10 @@ fn refused(path: &Path) -> (i32, String) {
     )
 }
 
+/// WordLevel models, and Unigram files with T5's and XLM-R's `Precompiled`
+/// character map, are refused naming the component.
 #[test]
-fn wordlevel_files_are_refused_naming_the_model() {
+fn wordlevel_and_precompiled_files_are_refused_naming_the_component() {
     let dir = std::env::temp_dir().join(format!("packer-models-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
@@ -362,14 +364,25 @@ fn wordlevel_files_are_refused_naming_the_model() {
         r#"{"normalizer":null,"pre_tokenizer":{"type":"Whitespace"},"model":{"type":"WordLevel","vocab":{"[UNK]":0,"a":1},"unk_token":"[UNK]"}}"#,
     )
     .unwrap();
-    for (file, model) in [(dir.join("wordlevel-tokenizer.json"), "WordLevel")] {
+    std::fs::write(
+        dir.join("precompiled-tokenizer.json"),
+        r#"{"normalizer":{"type":"Precompiled","precompiled_charsmap":"AAAA"},"pre_tokenizer":{"type":"Metaspace","replacement":"▁","prepend_scheme":"always","split":true},"model":{"type":"Unigram","unk_id":0,"vocab":[["<unk>",0.0],["▁a",-1.0]]}}"#,
+    )
+    .unwrap();
+    for (file, component) in [
+        (dir.join("wordlevel-tokenizer.json"), "the WordLevel model"),
+        (
+            dir.join("precompiled-tokenizer.json"),
+            "the Precompiled normalizer",
+        ),
+    ] {
         let (status, stderr) = refused(&file);
         assert_eq!(status, 3, "{stderr}");
         assert!(
             stderr.starts_with("error[unsupported-tokenizer]:"),
             "{stderr}"
         );
-        assert!(stderr.contains(&format!("the {model} model")), "{stderr}");
+        assert!(stderr.contains(component), "{stderr}");
     }
 }
 
