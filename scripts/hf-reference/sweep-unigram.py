@@ -1,5 +1,5 @@
 """Sweeps every code point through the committed Unigram files and the
-files with NFKC or NFKD: Hugging Face `tokenizers`' count of each
+files with NFKC or NFKD (the legacy Claude tokenizer.json among them): Hugging Face `tokenizers`' count of each
 character in a few shapes, written to a file that packer's ignored test
 `every_code_point_counts_like_the_reference` (tests/tokenizers.rs)
 compares with packer's count of the same texts. Run by hand (not in CI):
@@ -29,7 +29,7 @@ import texts  # noqa: E402
 from counters import read_bytes  # noqa: E402
 
 DATA = texts.ROOT / "tests" / "data" / "tokenizers"
-FILES = ["unigram-bytes", "unigram-nfkc", "unigram-sequence", "unigram-small", "bpe-nfkc", "wordpiece-nfkd"]
+FILES = ["unigram-bytes", "unigram-nfkc", "unigram-sequence", "unigram-small", "bpe-nfkc", "wordpiece-nfkd", "claude"]
 SHAPES = [("", ""), ("a", "b"), ("\u2603", "\u0301")]
 
 
