@@ -630,8 +630,8 @@ fn a_thousand_documents_pack_with_a_bounded_note_under_every_policy() {
 
 /// The committed tokenizer files (Qwen3's tokenizer.json, Mistral's
 /// tekken.json, the small files with added tokens of every kind, the
-/// SentencePiece-style ones, MiniLM's and a small WordPiece file with added
-/// tokens), loaded once for every case.
+/// SentencePiece-style ones, MiniLM's, a small WordPiece file with added
+/// tokens and two small Unigram files), loaded once for every case.
 fn tokenizer_files() -> &'static [Tokenizer] {
     static FILES: LazyLock<Vec<Tokenizer>> = LazyLock::new(|| {
         [
@@ -644,6 +644,8 @@ fn tokenizer_files() -> &'static [Tokenizer] {
             "sp-metaspace-tokenizer.json",
             "all-MiniLM-L6-v2-tokenizer.json.gz",
             "wordpiece-cased-tokenizer.json",
+            "unigram-bytes-tokenizer.json",
+            "unigram-sequence-tokenizer.json",
         ]
         .into_iter()
         .map(|file| {

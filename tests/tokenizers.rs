@@ -1,8 +1,9 @@
 //! Tokenizer files (`--tokenizer`): counts and packs equal to the reference
 //! implementations' counts (Hugging Face `tokenizers` for Qwen3's
-//! tokenizer.json, all-MiniLM-L6-v2's (WordPiece) and small files with
-//! added tokens of every kind, SentencePiece-style BPE and WordPiece
-//! pipelines, mistral-common for Mistral's tekken.json), stored in
+//! tokenizer.json, all-MiniLM-L6-v2's (WordPiece), the legacy Claude
+//! tokenizer.json (NFKC) and small files with added tokens of every kind,
+//! SentencePiece-style BPE, WordPiece and Unigram pipelines, mistral-common
+//! for Mistral's tekken.json), stored in
 //! tests/data/tokenizers/vectors.json by scripts/hf-reference/make-vectors.py;
 //! NFC with the reference's Unicode tables (nfc-vectors.json.gz, by
 //! scripts/hf-reference/make-nfc-vectors.py); refusals of what cannot be
@@ -246,13 +247,21 @@ fn recounts_match_each_entrys_pieces() {
 }
 
 /// The byte-level files split like tiktoken (packing counts entry by
-/// entry); the SentencePiece-style and WordPiece ones have no such split (a
-/// text is one word, split at `▁`, or split by BERT's rules), and packing
-/// counts every candidate whole.
+/// entry); the SentencePiece-style, WordPiece and Unigram ones have no such
+/// split (a text is one word, split at `▁`, or split by BERT's rules), nor
+/// has a byte-level file with NFKC (Claude's: NFKC changes text before the
+/// split),
+/// and packing counts every candidate whole.
 #[test]
 fn byte_level_files_split_like_tiktoken() {
     for key in vectors().files.keys() {
-        let want = if key.starts_with("sp-") || key.starts_with("wordpiece") || key == "minilm" {
+        let want = if key.starts_with("sp-")
+            || key.starts_with("wordpiece")
+            || key.starts_with("unigram")
+            || key == "minilm"
+            || key == "bpe-nfkc"
+            || key == "claude"
+        {
             Splitting::Whole
         } else {
             Splitting::Tiktoken
@@ -344,8 +353,10 @@ fn refused(path: &Path) -> (i32, String) {
     )
 }
 
+/// WordLevel models, and Unigram files with T5's and XLM-R's `Precompiled`
+/// character map, are refused naming the component.
 #[test]
-fn unigram_and_wordlevel_files_are_refused_naming_the_model() {
+fn wordlevel_and_precompiled_files_are_refused_naming_the_component() {
     let dir = std::env::temp_dir().join(format!("packer-models-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
@@ -353,9 +364,17 @@ fn unigram_and_wordlevel_files_are_refused_naming_the_model() {
         r#"{"normalizer":null,"pre_tokenizer":{"type":"Whitespace"},"model":{"type":"WordLevel","vocab":{"[UNK]":0,"a":1},"unk_token":"[UNK]"}}"#,
     )
     .unwrap();
-    for (file, model) in [
-        (Path::new(DATA).join("unigram-tokenizer.json"), "Unigram"),
-        (dir.join("wordlevel-tokenizer.json"), "WordLevel"),
+    std::fs::write(
+        dir.join("precompiled-tokenizer.json"),
+        r#"{"normalizer":{"type":"Precompiled","precompiled_charsmap":"AAAA"},"pre_tokenizer":{"type":"Metaspace","replacement":"▁","prepend_scheme":"always","split":true},"model":{"type":"Unigram","unk_id":0,"vocab":[["<unk>",0.0],["▁a",-1.0]]}}"#,
+    )
+    .unwrap();
+    for (file, component) in [
+        (dir.join("wordlevel-tokenizer.json"), "the WordLevel model"),
+        (
+            dir.join("precompiled-tokenizer.json"),
+            "the Precompiled normalizer",
+        ),
     ] {
         let (status, stderr) = refused(&file);
         assert_eq!(status, 3, "{stderr}");
@@ -363,7 +382,7 @@ fn unigram_and_wordlevel_files_are_refused_naming_the_model() {
             stderr.starts_with("error[unsupported-tokenizer]:"),
             "{stderr}"
         );
-        assert!(stderr.contains(&format!("the {model} model")), "{stderr}");
+        assert!(stderr.contains(component), "{stderr}");
     }
 }
 
@@ -1039,11 +1058,11 @@ struct Sweep {
 }
 
 /// Every code point in each shape counted as the reference counted it,
-/// from a file that scripts/hf-reference/sweep-wordpiece.py writes (about
-/// 1.1 million code points per committed file; not run in CI). Set
-/// `PACKER_SWEEP` to the file.
+/// from a file that scripts/hf-reference/sweep-wordpiece.py or
+/// sweep-unigram.py writes (about 1.1 million code points per committed
+/// file; not run in CI). Set `PACKER_SWEEP` to the file.
 #[test]
-#[ignore = "needs PACKER_SWEEP, from scripts/hf-reference/sweep-wordpiece.py"]
+#[ignore = "needs PACKER_SWEEP, from scripts/hf-reference/sweep-*.py"]
 fn every_code_point_counts_like_the_reference() {
     let path = std::env::var("PACKER_SWEEP").expect("PACKER_SWEEP names a sweep file");
     let gz = std::fs::read(path).unwrap();

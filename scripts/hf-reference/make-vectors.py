@@ -42,7 +42,7 @@ def envelope(docs):
 
 def small_files():
     """Small files written by the reference library itself: a Unigram
-    (SentencePiece) model, which packer refuses, and a WordPiece model of
+    (SentencePiece) model of four tokens, and a WordPiece model of
     three tokens with the `Whitespace` pre-tokenizer (every piece it makes
     is a token or the unknown token, so its counts check the split)."""
     from tokenizers import Tokenizer, models, pre_tokenizers
@@ -115,6 +115,96 @@ def wordpiece_files():
         "wordpiece-sequence-tokenizer.json",
         prefix="@@",
     )
+
+
+def unigram_files():
+    """Small Unigram files (SentencePiece's unigram model, SPEC §2.2.1)
+    trained by the reference library on this repository's documents, so
+    that most characters outside them are unknown:
+
+    - `unigram-bytes`: XLNet and Llama-style SentencePiece: no normalizer,
+      `Metaspace` always with `split`, `byte_fallback` with the `<0xNN>`
+      tokens in the vocabulary, except bytes 0xF0-0xFF (so a 4-byte
+      character is the unknown token), and a non-special added `<think>`;
+    - `unigram-nfkc`: `NFKC`, `Metaspace` first without `split`, no
+      `byte_fallback` (an unknown character is `<unk>`, runs fused);
+    - `unigram-sequence`: T5's shape without its `Precompiled` map: a
+      `Sequence` of `NFKC`, `Lowercase` and `Replace` (two spaces to one),
+      `WhitespaceSplit` then `Metaspace` always.
+    """
+    from tokenizers import AddedToken, Tokenizer, models, normalizers, pre_tokenizers, trainers
+
+    byte_tokens = [f"<0x{b:02X}>" for b in range(256)]
+    corpus = [text for _, text in texts.documents()]
+
+    def train(normalizer, pre_tokenizer, name, byte_fallback=False, extra=None):
+        tokenizer = Tokenizer(models.Unigram())
+        if normalizer is not None:
+            tokenizer.normalizer = normalizer
+        tokenizer.pre_tokenizer = pre_tokenizer
+        specials = ["<unk>", "<s>", "</s>"] + (byte_tokens if byte_fallback else [])
+        trainer = trainers.UnigramTrainer(
+            vocab_size=700, special_tokens=specials, unk_token="<unk>", max_piece_length=12, show_progress=False
+        )
+        tokenizer.train_from_iterator(corpus, trainer=trainer)
+        if extra is not None:
+            extra(tokenizer)
+        data = json.loads(tokenizer.to_str())
+        if byte_fallback:
+            # As in the published files, the byte tokens are in the model's
+            # vocabulary only, not added tokens; 0xF0-0xFF are left out.
+            data["added_tokens"] = [t for t in data["added_tokens"] if t["content"] not in byte_tokens]
+            data["model"]["vocab"] = [v for v in data["model"]["vocab"] if v[0] not in byte_tokens[0xF0:]]
+            data["model"]["byte_fallback"] = True
+        (DATA / name).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+    def think(tokenizer):
+        tokenizer.add_tokens([AddedToken("<think>", normalized=False)])
+
+    train(
+        None,
+        pre_tokenizers.Metaspace(prepend_scheme="always", split=True),
+        "unigram-bytes-tokenizer.json",
+        byte_fallback=True,
+        extra=think,
+    )
+    train(
+        normalizers.NFKC(),
+        pre_tokenizers.Metaspace(prepend_scheme="first", split=False),
+        "unigram-nfkc-tokenizer.json",
+    )
+    train(
+        normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase(), normalizers.Replace("  ", " ")]),
+        pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Metaspace(prepend_scheme="always")]),
+        "unigram-sequence-tokenizer.json",
+    )
+
+
+def nfkc_files():
+    """Small files with the NFKC and NFKD normalizers in the other model
+    families: `bpe-nfkc`, byte-level BPE with `NFKC` alone (the legacy
+    Claude tokenizer's shape); `wordpiece-nfkd`, WordPiece with a
+    `Sequence` of `NFKD` and `Lowercase` and the `Whitespace`
+    pre-tokenizer."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+
+    corpus = [text for _, text in texts.documents()]
+    bpe = Tokenizer(models.BPE())
+    bpe.normalizer = normalizers.NFKC()
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.train_from_iterator(
+        corpus,
+        trainer=trainers.BpeTrainer(vocab_size=600, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False),
+    )
+    bpe.save(str(DATA / "bpe-nfkc-tokenizer.json"))
+    wordpiece = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    wordpiece.normalizer = normalizers.Sequence([normalizers.NFKD(), normalizers.Lowercase()])
+    wordpiece.pre_tokenizer = pre_tokenizers.Whitespace()
+    wordpiece.train_from_iterator(
+        corpus,
+        trainer=trainers.WordPieceTrainer(vocab_size=600, limit_alphabet=150, special_tokens=["[UNK]"], show_progress=False),
+    )
+    wordpiece.save(str(DATA / "wordpiece-nfkd-tokenizer.json"))
 
 
 def added_tokens_file():
@@ -250,6 +340,10 @@ def main():
         "sp-metaspace-split-tokenizer.json",
     )
     train_missing(wordpiece_files, "wordpiece-cased-tokenizer.json", "wordpiece-sequence-tokenizer.json")
+    train_missing(
+        unigram_files, "unigram-bytes-tokenizer.json", "unigram-nfkc-tokenizer.json", "unigram-sequence-tokenizer.json"
+    )
+    train_missing(nfkc_files, "bpe-nfkc-tokenizer.json", "wordpiece-nfkd-tokenizer.json")
 
     files = {
         "qwen3": ("qwen3-tokenizer.json.gz", hf_counter, f"tokenizers {md.version('tokenizers')}"),
@@ -264,6 +358,13 @@ def main():
         "wordpiece-cased": ("wordpiece-cased-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
         "wordpiece-sequence": ("wordpiece-sequence-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
         "wordpiece-whitespace": ("wordpiece-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "claude": ("claude-tokenizer.json.gz", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "unigram-small": ("unigram-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "unigram-bytes": ("unigram-bytes-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "unigram-nfkc": ("unigram-nfkc-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "unigram-sequence": ("unigram-sequence-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "bpe-nfkc": ("bpe-nfkc-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "wordpiece-nfkd": ("wordpiece-nfkd-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
     }
     cases = texts.all_texts()
     out = {"files": {}, "texts": [], "envelopes": []}

@@ -102,6 +102,21 @@ def adversarial():
     add("casing", "\u039f\u0394\u039f\u03a3 \u03a3\u0391\u03a3 \u0130stanbul \u0132 \u01c5 \u1e9e \u212a \u2126")
     add("symbols and punctuation", "$100 + 5^2 = 25 ~ `x` | <y> \u00a2\u00a3\u00a5 \u00a9 \u00b1 \u00d7 \u00f7 \u00bf\u00a1 \u00ab\u00bb \u201e\u201c \u2018\u2019 \u2014 \u2013 \u2e5d \U00011f43")
     add("unicode 13 to 16", "\U0001fbf0\U00010e80 \U00010570\U00010597 \ua7c0\ua7c1 \U00011f00\U00011f41 \U0001e030 \U00010d50\U00010d70 \U0001e5d0 \U00016d40 \u1c89\u1c8a \U0002ebf0")
+    # Unigram files (SentencePiece): unknown characters alone and in runs
+    # (fused into one unknown token), text that looks like the byte tokens
+    # and the unknown token, `▁` written out, very long words (the Viterbi
+    # search over every cut), whitespace runs, and characters NFKC and
+    # NFKD change (ligatures, circled and full-width forms, Hangul jamo,
+    # superscripts, compatibility spaces).
+    add("unknown characters", "\u2603 x\u2603y \u2603\u2604\u2605 a\u0b85\u0b86\u0b87b \u16a0\u16a1 \U0001d11e\U0001d11e z")
+    add("unknown runs", "\u0e01\u0e02\u0e03\u0e04\u0e05" * 20 + " \u2603" * 10 + "\u10d0\u10d1\u10d2x\u10d3")
+    add("byte-token text", "<0x41> <0x0A><0xE2><0x96><0x81> <0x41 0x41> <0xZZ> <0xf0> <unk><unk>x<unk> <s></s>")
+    add("metaspace character written out", "\u2581 \u2581\u2581x \u2581\u2581\u2581 a\u2581b \u2581the \u2581 \u2581")
+    add("very long words", "internationalization" * 40 + " " + "\u2603a" * 200 + " " + "\u6f22\u5b57" * 150)
+    add("whitespace runs in words", "a \u2581 b  c   d\t\te\n\n\nf \u3000 g\u00a0\u00a0h")
+    add("nfkc-changing characters", "\ufb01nance \ufb02ow \u2460\u2461\u2462 \uff21\uff22\uff23\uff41 \u00b2\u00b3 \u2126 \u212b \u3392 \u337f \u2163 \u00bd \u2025 \u017f \u1e9b\u0323 \uff76\uff9e")
+    add("hangul jamo", "\u1100\u1161\u11a8 \u1112\u1161\u11ab\u1100\u1173\u11af \u3131\u314f \ud55c\uae00 \uffa1\uffc2")
+    add("compatibility spaces and marks", "a\u2002b\u2003c\u2009d\u200ae\u202ff\u205fg \u0344 \u0374 \u037e \u0387 \u1fed \u1fee")
     rng = random.Random(2026)
     alphabet = (
         list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")

@@ -181,7 +181,7 @@ fn tokenizer_property() -> Value {
     json!({
         "type": "string",
         "description": "Count with this tokenizer file instead (a Hugging Face tokenizer.json \
-                        with a BPE or WordPiece model, or a Mistral tekken.json), e.g. the one \
+                        with a BPE, WordPiece or Unigram model, or a Mistral tekken.json), e.g. the one \
                         beside a local model's weights; absolute or relative to the first root, \
                         and inside an allowed root. Give at most one of encoding, model, tokenizer."
     })

@@ -6,8 +6,9 @@
 //! top level; each family lives in its own module and builds its own
 //! engine:
 //!
-//! - Hugging Face `tokenizer.json` with a BPE or WordPiece model (the `hf`
-//!   module says exactly which components are accepted and which refused);
+//! - Hugging Face `tokenizer.json` with a BPE, WordPiece or Unigram model
+//!   (the `hf` module says exactly which components are accepted and which
+//!   refused);
 //! - Mistral `tekken.json` (the `tekken` module).
 //!
 //! A new family is one module and one line in `FAMILIES` (and, if it reads
@@ -223,16 +224,17 @@ mod tests {
 
     #[test]
     fn other_models_and_components_are_refused_by_name_without_echoing() {
-        let (code, message) = refusal(r#"{"model":{"type":"Unigram","vocab":[["a",0.0]]}}"#);
+        let (code, message) =
+            refusal(r#"{"model":{"type":"WordLevel","vocab":{"a":0},"unk_token":"a"}}"#);
         assert_eq!(code, "unsupported-tokenizer");
-        assert!(message.contains("the Unigram model"), "{message}");
+        assert!(message.contains("the WordLevel model"), "{message}");
         let (code, message) = refusal(r#"{"model":{"type":"SecretModelName"}}"#);
         assert_eq!(code, "unsupported-tokenizer");
         assert!(!message.contains("SecretModelName"), "{message}");
         let (_, message) = refusal(
-            r#"{"normalizer":{"type":"NFKC"},"pre_tokenizer":null,"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
+            r#"{"normalizer":{"type":"Precompiled","precompiled_charsmap":""},"pre_tokenizer":null,"model":{"type":"Unigram","unk_id":0,"vocab":[["a",0.0]]}}"#,
         );
-        assert!(message.contains("the NFKC normalizer"), "{message}");
+        assert!(message.contains("the Precompiled normalizer"), "{message}");
         let (_, message) = refusal(
             r#"{"normalizer":null,"pre_tokenizer":{"type":"UnicodeScripts"},"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
         );

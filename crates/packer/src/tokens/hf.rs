@@ -1,5 +1,5 @@
 //! Hugging Face `tokenizer.json` with a BPE model, over bytes or over
-//! characters, or a WordPiece model.
+//! characters, a WordPiece model or a Unigram model.
 //!
 //! # What is accepted
 //!
@@ -15,8 +15,9 @@
 //!   token, or its bytes' `<0xNN>` tokens with `byte_fallback`, or the
 //!   `unk_token` (consecutive ones fused with `fuse_unk`), then merged as
 //!   listed (the `model` module).
-//! - Normalizers: none, `NFC`, `Prepend`, `Replace` with a literal pattern,
-//!   `Strip`, and `Sequence`s of them (NFC only alone or with NFC).
+//! - Normalizers: none, `NFC`, `NFKC`, `NFKD`, `Prepend`, `Replace` with a
+//!   literal pattern, `Strip`, and `Sequence`s of them (NFC only alone or
+//!   with NFC).
 //! - `ignore_merges` as the file says. The BPE loop is the reference's own
 //!   (see the `merge` module), so no assumption about the order of the
 //!   vocabulary is needed.
@@ -31,10 +32,16 @@
 //!   `BertPreTokenizer`, `WhitespaceSplit` and `Whitespace` pre-tokenizers,
 //!   in `Sequence`s with the others above (not `ByteLevel` or `Metaspace`).
 //!   Their character tables are the reference's (the `bert` module).
+//! - A `Unigram` model (SentencePiece's unigram model: T5, ALBERT, XLNet,
+//!   multilingual conversions; the `unigram` module): the reference's
+//!   Viterbi search over the scores, unknown characters at the lowest score
+//!   less 10 and fused, `byte_fallback` to `<0xNN>` tokens. With it: the
+//!   `Lowercase` normalizer beside those above, and the `Metaspace`,
+//!   `Split`, `Digits`, `WhitespaceSplit` and `Whitespace` pre-tokenizers.
 //!
-//! NFC is the reference's own: the tables of `unicode-normalization-
-//! alignments` (Unicode 9.0.0), which `tokenizers` normalizes with, not the
-//! newest Unicode's (see docs/unicode-tables.md).
+//! NFC, NFKC and NFKD are the reference's own: the tables of
+//! `unicode-normalization-alignments` (Unicode 9.0.0), which `tokenizers`
+//! normalizes with, not the newest Unicode's (see docs/unicode-tables.md).
 //!
 //! The file's `added_tokens` are matched as the reference matches them with
 //! `encode_special_tokens` (SPEC §2.2): a token marked special is ordinary
@@ -44,8 +51,8 @@
 //!
 //! Packing counts entry by entry only for byte-level files with one
 //! tiktoken-family split and no normalizer but NFC ([`Splitting::Tiktoken`]);
-//! every other file (WordPiece files among them) packs by counting each
-//! candidate payload whole.
+//! every other file (WordPiece and Unigram files among them) packs by
+//! counting each candidate payload whole.
 //!
 //! The post-processor (BERT's `[CLS]` and `[SEP]`), the decoder, and the
 //! file's `truncation` and `padding` are not consulted: a count is the
@@ -55,21 +62,27 @@
 //! # What is refused, and why
 //!
 //! Everything else is `unsupported-tokenizer`, naming the component:
-//! WordLevel and Unigram models, byte-level BPE with `byte_fallback`, BPE
-//! with subword prefixes and suffixes, dropout, other normalizers (`NFKC`,
-//! `NFKD`, `Replace` with a regex, NFC in a `Sequence` with others, the
-//! WordPiece normalizers with a BPE model), other pre-tokenizers (the
-//! WordPiece ones with a BPE model, `ByteLevel` and `Metaspace` with a
-//! WordPiece model), `Metaspace` with `ByteLevel` or with the `first`
+//! WordLevel models, byte-level BPE with `byte_fallback`, BPE with subword
+//! prefixes and suffixes, dropout, other normalizers (`Precompiled`, the
+//! SentencePiece character map of T5 and XLM-R; `Replace` with a regex,
+//! NFC in a `Sequence` with others, the WordPiece normalizers with a BPE
+//! model, `BertNormalizer`, `NFD` and `StripAccents` with a Unigram
+//! model), other pre-tokenizers (the WordPiece ones with a BPE model,
+//! `ByteLevel` and `Metaspace` with a WordPiece model, `ByteLevel` and
+//! `BertPreTokenizer` with a Unigram model), `Metaspace` with `ByteLevel`
+//! or with the `first`
 //! scheme after another pre-tokenizer, and split patterns that packer's
 //! regex engine cannot run exactly (see the `pretokenize` module). A
-//! WordPiece file whose `unk_token` is not in its vocabulary is
-//! `invalid-tokenizer` (the reference fails on every word it cannot cut).
+//! WordPiece file whose `unk_token` is not in its vocabulary, and a Unigram
+//! file without an `unk_id` in its vocabulary, are `invalid-tokenizer`
+//! (the reference fails on every word it cannot cut, every character it has
+//! no token for).
 
 mod added;
 mod bert;
 mod model;
 mod pipeline;
+mod unigram;
 mod wordpiece;
 
 use std::borrow::Cow;
@@ -91,6 +104,7 @@ use crate::tokens::bpe::{Pieces, with_state};
 use added::{Added, AddedToken, Split};
 use model::Model;
 use pipeline::{Norm, PreTokenizer, parse_normalizer, parse_pre_tokenizer};
+use unigram::Unigram;
 use wordpiece::WordPiece;
 
 /// The family of files with a `model` (see [`Family`](super::file::Family)).
@@ -134,6 +148,26 @@ struct HuggingFace {
     splitting: Splitting,
     /// The file's added tokens, if it has any.
     added: Option<Added>,
+}
+
+/// The reference's NFKC and NFKD (`unicode-normalization-alignments`'
+/// tables, as for NFC), with the quick checks of the same tables.
+fn nfkc(text: &str) -> Cow<'_, str> {
+    use unicode_normalization_alignments::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
+    if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.nfkc().map(|(c, _)| c).collect())
+    }
+}
+
+fn nfkd(text: &str) -> Cow<'_, str> {
+    use unicode_normalization_alignments::{IsNormalized, UnicodeNormalization, is_nfkd_quick};
+    if is_nfkd_quick(text.chars()) == IsNormalized::Yes {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.nfkd().map(|(c, _)| c).collect())
+    }
 }
 
 /// The reference's NFC (`unicode-normalization-alignments`' tables), with
@@ -187,6 +221,17 @@ impl HuggingFace {
                 Norm::Nfc => {
                     if let Cow::Owned(composed) = nfc(&out) {
                         out = Cow::Owned(composed);
+                    }
+                }
+                // (Neither maps a character to nothing: `origin` stays.)
+                Norm::Nfkc => {
+                    if let Cow::Owned(composed) = nfkc(&out) {
+                        out = Cow::Owned(composed);
+                    }
+                }
+                Norm::Nfkd => {
+                    if let Cow::Owned(decomposed) = nfkd(&out) {
+                        out = Cow::Owned(decomposed);
                     }
                 }
                 Norm::Prepend(prefix) => {
@@ -554,6 +599,14 @@ impl HuggingFace {
     }
 }
 
+/// The model families counted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ModelFamily {
+    Bpe,
+    WordPiece,
+    Unigram,
+}
+
 fn hugging_face(
     model: &RawValue,
     normalizer: Option<&Value>,
@@ -561,11 +614,13 @@ fn hugging_face(
     added_tokens: Option<&RawValue>,
 ) -> Result<HuggingFace, Error> {
     let kind: ModelType = serde_json::from_str(model.get()).map_err(|e| json_error(&e))?;
-    let wordpiece = match kind.kind.as_deref() {
-        Some("BPE") | None => false,
-        Some("WordPiece") => true,
+    let family = match kind.kind.as_deref() {
+        Some("BPE") | None => ModelFamily::Bpe,
+        Some("WordPiece") => ModelFamily::WordPiece,
+        Some("Unigram") => ModelFamily::Unigram,
         other => return Err(unsupported(component(&KNOWN_MODELS, other, "model"))),
     };
+    let wordpiece = family == ModelFamily::WordPiece;
     let normalizer = parse_normalizer(normalizer)?;
     let PreTokenizer {
         stages,
@@ -585,6 +640,23 @@ fn hugging_face(
         {
             return Err(unsupported(
                 "the Metaspace pre-tokenizer with a WordPiece model",
+            ));
+        }
+    } else if family == ModelFamily::Unigram {
+        // Unigram files (SentencePiece conversions) cut `▁`-marked pieces.
+        if byte_level {
+            return Err(unsupported(
+                "the ByteLevel pre-tokenizer with a Unigram model",
+            ));
+        }
+        if let Some(name) = normalizer.iter().find_map(Norm::not_with_unigram) {
+            return Err(unsupported(format!(
+                "the {name} normalizer with a Unigram model"
+            )));
+        }
+        if stages.iter().any(|stage| matches!(stage, Stage::Bert)) {
+            return Err(unsupported(
+                "the BertPreTokenizer pre-tokenizer with a Unigram model",
             ));
         }
     } else {
@@ -630,10 +702,10 @@ fn hugging_face(
             "an NFC normalizer in a Sequence with other normalizers",
         ));
     }
-    let bpe = if wordpiece {
-        Model::WordPiece(WordPiece::parse(model)?)
-    } else {
-        Model::parse(model, byte_level)?
+    let bpe = match family {
+        ModelFamily::WordPiece => Model::WordPiece(WordPiece::parse(model)?),
+        ModelFamily::Unigram => Model::Unigram(Unigram::parse(model)?),
+        ModelFamily::Bpe => Model::parse(model, byte_level)?,
     };
     // A tiktoken-family pattern matches every character, so keeping its
     // matches and removing the rest (`Removed` with `invert`, as converted

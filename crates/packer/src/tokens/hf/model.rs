@@ -14,6 +14,7 @@ use crate::error::Error;
 use crate::tokens::bpe::merge::{self, Merges};
 use crate::tokens::file::{invalid, json_error, unsupported};
 
+use super::unigram::Unigram;
 use super::wordpiece::WordPiece;
 
 /// A BPE model with listed merges: symbols are token ids.
@@ -51,6 +52,8 @@ pub(super) enum Model {
     Chars(CharBpe),
     /// Not BPE: WordPiece, over the words of the pre-tokenizer.
     WordPiece(WordPiece),
+    /// Not BPE: Unigram, over the pieces of the pre-tokenizer.
+    Unigram(Unigram),
 }
 
 impl Model {
@@ -73,6 +76,9 @@ impl Model {
                 bpe.count(std::str::from_utf8(piece).expect("pieces are cut from a str"))
             }
             Model::WordPiece(model) => {
+                model.count(std::str::from_utf8(piece).expect("pieces are cut from a str"))
+            }
+            Model::Unigram(model) => {
                 model.count(std::str::from_utf8(piece).expect("pieces are cut from a str"))
             }
         }

@@ -51,6 +51,10 @@ fn type_of(value: &Value) -> Option<&str> {
 pub(crate) enum Norm {
     /// NFC, with the reference's own tables.
     Nfc,
+    /// NFKC, with the reference's own tables.
+    Nfkc,
+    /// NFKD, with the reference's own tables.
+    Nfkd,
     /// `Prepend`: this text before a text that is not empty.
     Prepend(String),
     /// `Replace` with a literal pattern: every occurrence, left to right.
@@ -77,7 +81,29 @@ impl Norm {
             Norm::Lowercase => Some("Lowercase"),
             Norm::Nfd => Some("NFD"),
             Norm::StripAccents => Some("StripAccents"),
-            Norm::Nfc | Norm::Prepend(_) | Norm::Replace { .. } | Norm::Strip { .. } => None,
+            Norm::Nfc
+            | Norm::Nfkc
+            | Norm::Nfkd
+            | Norm::Prepend(_)
+            | Norm::Replace { .. }
+            | Norm::Strip { .. } => None,
+        }
+    }
+
+    /// The name of a step that is not counted with Unigram models (no
+    /// reference counts were made for them).
+    pub(super) fn not_with_unigram(&self) -> Option<&'static str> {
+        match self {
+            Norm::Bert(_) => Some("BertNormalizer"),
+            Norm::Nfd => Some("NFD"),
+            Norm::StripAccents => Some("StripAccents"),
+            Norm::Nfc
+            | Norm::Nfkc
+            | Norm::Nfkd
+            | Norm::Lowercase
+            | Norm::Prepend(_)
+            | Norm::Replace { .. }
+            | Norm::Strip { .. } => None,
         }
     }
 }
@@ -101,6 +127,8 @@ fn push_normalizer(value: &Value, steps: &mut Vec<Norm>) -> Result<(), Error> {
     };
     match type_of(value) {
         Some("NFC") => steps.push(Norm::Nfc),
+        Some("NFKC") => steps.push(Norm::Nfkc),
+        Some("NFKD") => steps.push(Norm::Nfkd),
         Some("Prepend") => steps.push(Norm::Prepend(text("prepend")?)),
         Some("Replace") => {
             let pattern = value.get("pattern");
