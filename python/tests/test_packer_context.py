@@ -382,9 +382,14 @@ def test_a_tokenizer_file_counts_and_packs_as_the_cli_does(qwen3_tokenizer):
     assert result["encoding"].startswith("tokenizer:")
 
 
-def test_tokenizer_files_packer_cannot_count_exactly_are_refused_as_the_cli_refuses_them():
+def test_tokenizer_files_packer_cannot_count_exactly_are_refused_as_the_cli_refuses_them(tmp_path):
     data = (ROOT / "fixtures" / "guide.json").read_bytes()
-    for path in [ROOT / "tests/data/tokenizers/unigram-tokenizer.json", ROOT / "no-such-tokenizer.json"]:
+    word_level = tmp_path / "wordlevel-tokenizer.json"
+    word_level.write_text(
+        '{"normalizer":null,"pre_tokenizer":{"type":"Whitespace"},'
+        '"model":{"type":"WordLevel","vocab":{"[UNK]":0,"a":1},"unk_token":"[UNK]"}}'
+    )
+    for path in [word_level, ROOT / "no-such-tokenizer.json"]:
         status = assert_same_as_cli(data, ["--tokenizer", str(path)], {"tokenizer": str(path)})
         assert status != 0
         with pytest.raises(packer.PackerError) as raised:
