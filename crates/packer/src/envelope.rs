@@ -942,6 +942,28 @@ impl Envelopes {
         ending + listed + last + more
     }
 
+    /// The least a note that lists `listed` omitted documents (or as many
+    /// as it may list, when fewer) can cost: the `listed − 1` smallest
+    /// `next` counts and the cheapest last entry. Zero without notes or
+    /// with nothing listed.
+    pub fn least_note(&self, listed: usize) -> usize {
+        let Some(omitted) = &self.omitted else {
+            return 0;
+        };
+        let listed = listed.min(self.entries.note_max.unwrap_or(0));
+        if listed == 0 {
+            return 0;
+        }
+        let mut nexts: Vec<usize> = omitted.iter().map(|entry| entry.counts.next).collect();
+        nexts.sort_unstable();
+        let last = omitted
+            .iter()
+            .map(|entry| entry.counts.ends[0].min(entry.counts.ends[1]))
+            .min()
+            .unwrap_or(0);
+        nexts[..listed - 1].iter().sum::<usize>() + last
+    }
+
     /// The envelope's text for documents `order`.
     pub fn render(&self, order: &[usize]) -> String {
         self.render_with(order, |_| None)

@@ -90,8 +90,10 @@
 //! window exactly with a running [`Tally`] (see
 //! [`exact_first_fit_decreasing`]). Every window is counted with its note
 //! by the [`Tally`] of its documents and recounted in full. The lower
-//! bound takes each window's cheapest ending before a note and an empty
-//! list; the exhaustive search counts every window it tries with its
+//! bound takes each window's cheapest ending before a note and the
+//! cheapest note of as many entries as must be elsewhere (no window holds
+//! more than the most of the smallest documents that fit one; see
+//! [`Envelopes::least_note`]); the exhaustive search counts every window it tries with its
 //! note (see [`NotedSearch`]), when there are at most
 //! [`MOST_NOTED_SEARCHED`] documents in all.
 
@@ -1374,9 +1376,31 @@ fn lower_bound(context: &Context<'_>, items: &[usize], found: usize) -> (usize, 
     let base = (costs.open + costs.required_next + positions) as i64 + min_tail;
     let mut sizes: Vec<u64> = items.iter().map(|&i| costs.next(i) as u64).collect();
     sizes.sort_unstable();
-    let capacity = |label: usize| available as i64 - base - label as i64;
     // Labels add at least nothing: a bound for every count of windows.
-    let mut bound = l2(&sizes, capacity(0)).max(1);
+    let mut bound = l2(&sizes, available as i64 - base).max(1);
+    // With notes and two windows or more, a window cannot hold more than
+    // the most of the smallest documents that fit one, so its note lists at
+    // least the others, up to the cap: it costs at least the cheapest note
+    // of that many entries.
+    let note = if bound >= 2 {
+        let room = available as i64 - base;
+        let mut held = 0;
+        let mut sum = 0;
+        for &size in &sizes {
+            sum += size as i64;
+            if sum > room {
+                break;
+            }
+            held += 1;
+        }
+        let elsewhere =
+            (items.len() + context.skipped.map_or(0, <[usize]>::len)).saturating_sub(held);
+        costs.layout.least_note(elsewhere)
+    } else {
+        0
+    };
+    let capacity = |label: usize| available as i64 - base - note as i64 - label as i64;
+    bound = bound.max(l2(&sizes, capacity(0)));
     if bound >= found {
         return (bound, true);
     }
