@@ -176,8 +176,10 @@ def pack_directory(
     ``config`` names, fills every setting not given here; ``no_config=True``
     ignores it. A budget is needed (``budget``, the separate values with the
     reservations not given 0, or the configuration's). The envelope
-    defaults to ``"markdown"``. The other keywords are ``pack``'s (no chat
-    request here).
+    defaults to ``"markdown"``. The other keywords are ``pack``'s, but for
+    ``request``: a chat request comes from the configuration's ``request``
+    key (read beneath the directory, never through a link), and the result
+    then has ``requestTokens``, ``otherInputTokens`` and ``requestText``.
 
     Raises ``PackerError`` for everything ``packer pack --dir`` refuses, with
     the same code, exit status and message (``usage`` for a bad keyword).

@@ -425,7 +425,9 @@ fn refused(fixture: &Fixture, request: &Request, failure: packer::Failure) -> Fa
 /// the command line; ``no_config=True`` ignores it. A budget is needed:
 /// ``budget`` or the separate budget values (those not given are 0), or
 /// the configuration's. The envelope defaults to ``"markdown"``, as for
-/// ``--dir``. The other keywords are ``pack``'s. The GIL is released while
+/// ``--dir``. The other keywords are ``pack``'s, but for ``request``: a
+/// chat request comes from the configuration's ``request`` key, read
+/// beneath the directory. The GIL is released while
 /// collecting and packing.
 ///
 /// Raises ``PackerError`` with the command line's code, exit status and
@@ -576,6 +578,19 @@ fn pack_directory(
         let mut request = names.build().map_err(fail)?;
         if let Some(file) = &tokenizer {
             request.tokenizer = Some(packer_files::load_tokenizer(file).map_err(fail)?);
+        }
+        // The chat request the configuration names, read beneath the
+        // directory as `pack --dir` reads it.
+        if let Some(found) = &found {
+            request.chat = packer_collect::config::chat(
+                &path,
+                &found.config,
+                &found.name,
+                tokenizer.as_deref(),
+                packer_files::now(),
+            )
+            .map_err(fail)?
+            .map(|chat| chat.chat);
         }
         let collection = packer_collect::collect(&path, &options, |_| {}).map_err(fail)?;
         if request.options.windows {

@@ -679,3 +679,26 @@ def test_a_missing_directory_is_refused_as_the_cli_refuses_it(tmp_path):
         packer.pack_directory(missing, budget=100)
     code, message = stderr_messages(stderr)[0]
     assert (raised.value.code, raised.value.exit_status, raised.value.message) == (code, status, message)
+
+
+def test_the_directorys_packer_toml_request_is_rendered_as_pack_dir_renders_it(project, tmp_path):
+    (project / "chat.json").write_text(json.dumps(CHAT))
+    (project / "packer.toml").write_text('request = "chat.json"\nencoding = "o200k_harmony"\nbudget = 900\n')
+    status, stdout, stderr = cli(["pack", "--dir", str(project), "--format", "json"], b"")
+    assert status == 0, stderr
+    result = packer.pack_directory(project)
+    assert result == json.loads(stdout)
+    assert result["requestTokens"] <= result["availableTokens"] == 900
+    assert result["requestText"].startswith("<|start|>system<|message|>")
+    # A request file that is a link (here, to a file outside) is refused as
+    # the command line refuses it, and never read.
+    outside = tmp_path / "outside.json"
+    outside.write_text(json.dumps(CHAT))
+    (project / "chat.json").unlink()
+    (project / "chat.json").symlink_to(outside)
+    status, stdout, stderr = cli(["pack", "--dir", str(project), "--format", "json"], b"")
+    with pytest.raises(packer.PackerError) as raised:
+        packer.pack_directory(project)
+    code, message = stderr_messages(stderr)[0]
+    assert (raised.value.code, raised.value.exit_status, raised.value.message) == (code, status, message)
+    assert code == "invalid-config"
