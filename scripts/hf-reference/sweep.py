@@ -1,0 +1,61 @@
+"""The driver both code-point sweeps share (sweep-wordpiece.py,
+sweep-unigram.py): Hugging Face `tokenizers`' count of every code point in
+each shape, for each committed file named, written to a gzipped JSON file
+that packer's ignored test `every_code_point_counts_like_the_reference`
+(tests/tokenizers.rs) then compares with packer's counts."""
+
+import gzip
+import importlib.metadata as md
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import texts  # noqa: E402
+from counters import read_bytes  # noqa: E402
+
+DATA = texts.ROOT / "tests" / "data" / "tokenizers"
+CODE_POINTS = [cp for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF]
+
+
+def counted(key, shapes, code_points=CODE_POINTS):
+    """The reference's counts of every code point in every shape for the
+    committed file `key` (a name in vectors.json's `files`)."""
+    from tokenizers import Tokenizer
+
+    names = json.loads((DATA / "vectors.json").read_text(encoding="utf-8"))["files"]
+    tokenizer = Tokenizer.from_str(read_bytes(DATA / names[key]["file"]).decode("utf-8"))
+    tokenizer.encode_special_tokens = True
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    columns = []
+    for before, after in shapes:
+        batch = [before + chr(cp) + after for cp in code_points]
+        encodings = tokenizer.encode_batch(batch, add_special_tokens=False)
+        columns.append([len(e.ids) for e in encodings])
+    return {
+        "tokenizer": key,
+        "reference": f"tokenizers {md.version('tokenizers')}",
+        "shapes": shapes,
+        "counts": [[cp, *(column[i] for column in columns)] for i, cp in enumerate(code_points)],
+    }
+
+
+def run(files, shapes, default_out):
+    """Sweeps `files` in `shapes`, writes the counts to the path given on
+    the command line (else `default_out`) and runs packer's comparison."""
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else default_out)
+    sweeps = []
+    for key in files:
+        sweeps.append(counted(key, shapes))
+        print(f"{key}: {len(CODE_POINTS)} code points counted by the reference", flush=True)
+    with gzip.open(out, "wt", encoding="utf-8") as f:
+        json.dump(sweeps, f, separators=(",", ":"))
+    env = dict(os.environ, PACKER_SWEEP=str(out))
+    command = [
+        "cargo", "test", "--locked", "--test", "tokenizers", "--",
+        "--ignored", "--exact", "every_code_point_counts_like_the_reference", "--nocapture",
+    ]
+    sys.exit(subprocess.run(command, cwd=texts.ROOT, env=env).returncode)
