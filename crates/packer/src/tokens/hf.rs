@@ -337,24 +337,21 @@ impl HuggingFace {
                     self.run_stages(stage + 1, rest, &piece[start..end], origin, each);
                 }
             }
-            Stage::WhitespaceSplit => bert::whitespace_split(piece, &mut |word| {
-                self.run_stages(
-                    stage + 1,
-                    caches,
-                    word,
-                    origin && word.as_ptr() == piece.as_ptr(),
-                    each,
-                )
-            }),
-            Stage::Bert => bert::bert_split(piece, &mut |word| {
-                self.run_stages(
-                    stage + 1,
-                    caches,
-                    word,
-                    origin && word.as_ptr() == piece.as_ptr(),
-                    each,
-                )
-            }),
+            Stage::WhitespaceSplit | Stage::Bert => {
+                let split: bert::Split = match current {
+                    Stage::Bert => bert::bert_split,
+                    _ => bert::whitespace_split,
+                };
+                split(piece, &mut |word| {
+                    self.run_stages(
+                        stage + 1,
+                        caches,
+                        word,
+                        origin && word.as_ptr() == piece.as_ptr(),
+                        each,
+                    )
+                })
+            }
             Stage::Metaspace {
                 replacement,
                 prepend,

@@ -124,6 +124,9 @@ fn is_bert_punctuation(c: char) -> bool {
     c.is_ascii_punctuation() || c.is_punctuation()
 }
 
+/// A pre-tokenizer's split of a text into the words it hands on.
+pub(crate) type Split = fn(&str, &mut dyn FnMut(&str));
+
 /// `WhitespaceSplit`: each nonempty piece between whitespace.
 pub(crate) fn whitespace_split(text: &str, each: &mut dyn FnMut(&str)) {
     for piece in text.split(char::is_whitespace) {
@@ -158,8 +161,6 @@ pub(crate) fn bert_split(text: &str, each: &mut dyn FnMut(&str)) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    type Split = fn(&str, &mut dyn FnMut(&str));
 
     fn pieces(split: Split, text: &str) -> Vec<String> {
         let mut out = Vec::new();
