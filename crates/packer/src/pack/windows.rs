@@ -94,7 +94,7 @@
 //! cheapest note of as many entries as must be elsewhere (no window holds
 //! more than the most of the smallest documents that fit one; see
 //! [`Envelopes::least_note`]); the exhaustive search counts every window it tries with its
-//! note (see [`NotedSearch`]), when there are at most
+//! note (see [`fits_counted`]), when there are at most
 //! [`MOST_NOTED_SEARCHED`] documents in all.
 
 use rayon::prelude::*;
@@ -1070,7 +1070,7 @@ fn tiktoken_windows(context: &Context<'_>) -> Result<Windows, Failure> {
     sort_bins(costs, &mut bins);
     let (lower_bound, mut optimal) = lower_bound(context, &items, bins.len());
     // With notes, small inputs are searched counting each window whole
-    // with its note (see `NotedSearch`).
+    // with its note (see `fits_counted`).
     let searchable =
         items.len() <= MOST_SEARCHED && (!notes || costs.rank.len() <= MOST_NOTED_SEARCHED);
     if !optimal && searchable {
@@ -1471,7 +1471,7 @@ enum Search {
 /// Searches every packing of `items` into `found − 1` windows, each
 /// counted exactly with the cheapest label of that many windows: by the
 /// arithmetic, or with notes each window it tries whole with its note
-/// (its [`Tally`]; see [`NotedSearch`]).
+/// (its [`Tally`]; see [`fits_counted`]).
 fn search_fewer(context: &Context<'_>, items: &[usize], found: usize) -> Search {
     let Context {
         costs,
@@ -1499,25 +1499,18 @@ fn search_fewer(context: &Context<'_>, items: &[usize], found: usize) -> Search 
     let left = items.iter().map(|&i| costs.next(i) as i64).sum();
     let mut packing = Packing::new(costs, limit);
     let mut steps = 0;
+    // A window fits by the arithmetic, or with notes counted whole with its
+    // note (a window the search opens is then checked too).
     let done = if costs.layout.notes_omissions() {
-        let search = NotedSearch {
-            costs,
-            limit,
-            room,
-            windows: target,
+        let fits = |_: &Packing<'_>, bin: Option<&Bin>, index: usize| {
+            fits_counted(costs, limit, bin.map_or(&[][..], |bin| &bin.members), index)
         };
-        let mut windows: Vec<Vec<usize>> = Vec::new();
-        let done = search.place(&mut windows, &order, left, &mut steps);
-        for members in &windows {
-            packing.bins.push(Bin::default());
-            let b = packing.bins.len() - 1;
-            for &index in members {
-                packing.add(b, index);
-            }
-        }
-        done
+        place(&mut packing, &order, target, room, left, &mut steps, &fits)
     } else {
-        place(&mut packing, &order, target, room, left, &mut steps)
+        let fits = |packing: &Packing<'_>, bin: Option<&Bin>, index: usize| {
+            bin.is_none_or(|bin| packing.fits_with(bin, index))
+        };
+        place(&mut packing, &order, target, room, left, &mut steps, &fits)
     };
     match done {
         Some(true) => {}
@@ -1539,88 +1532,26 @@ fn search_fewer(context: &Context<'_>, items: &[usize], found: usize) -> Search 
     }
 }
 
-/// The exhaustive search of [`search_fewer`] with notes: a window's note
-/// only grows the count beyond the arithmetic without it, so the
-/// arithmetic's room still rules out a branch that cannot hold what is
+/// Whether the window of `members` with `index` added fits `limit`,
+/// counted exactly with its note (its [`Tally`]). A window's note only
+/// grows its count beyond the arithmetic without it, so the arithmetic's
+/// room still rules out a branch of the search that cannot hold what is
 /// left.
-struct NotedSearch<'a> {
-    costs: &'a Costs<'a>,
-    /// What a window may count, its note included.
-    limit: usize,
-    /// What a window's own documents' `next` counts can sum to at most.
-    room: i64,
-    /// The most windows.
-    windows: usize,
-}
-
-impl NotedSearch<'_> {
-    /// Whether the window of `members` with `index` added fits, counted
-    /// exactly with its note.
-    fn fits(&self, members: &[usize], index: usize) -> bool {
-        let costs = self.costs;
-        let mut own: Vec<usize> = members.to_vec();
-        own.push(index);
-        own.sort_by_key(|&m| costs.rank[m]);
-        let mut order = costs.required.clone();
-        order.extend_from_slice(&own);
-        costs.layout.total(&order) <= self.limit
-    }
-
-    /// Places `items` into at most `windows` windows: `Some(true)` when
-    /// done, `Some(false)` when impossible, `None` after too many steps.
-    fn place(
-        &self,
-        bins: &mut Vec<Vec<usize>>,
-        items: &[usize],
-        left: i64,
-        steps: &mut u64,
-    ) -> Option<bool> {
-        let Some((&index, rest)) = items.split_first() else {
-            return Some(true);
-        };
-        *steps += 1;
-        if *steps > MOST_SEARCH_STEPS {
-            return None;
-        }
-        let costs = self.costs;
-        let used: i64 = bins
-            .iter()
-            .map(|bin| bin.iter().map(|&m| costs.next(m) as i64).sum::<i64>())
-            .sum();
-        let open = bins.len() as i64 * self.room - used;
-        if left > open + (self.windows - bins.len()) as i64 * self.room {
-            return Some(false);
-        }
-        let size = costs.next(index) as i64;
-        for b in 0..bins.len() {
-            if !self.fits(&bins[b], index) {
-                continue;
-            }
-            bins[b].push(index);
-            match self.place(bins, rest, left - size, steps) {
-                Some(false) => {
-                    bins[b].pop();
-                }
-                other => return other,
-            }
-        }
-        if bins.len() < self.windows && self.fits(&[], index) {
-            bins.push(vec![index]);
-            match self.place(bins, rest, left - size, steps) {
-                Some(false) => {
-                    bins.pop();
-                }
-                other => return other,
-            }
-        }
-        Some(false)
-    }
+fn fits_counted(costs: &Costs<'_>, limit: usize, members: &[usize], index: usize) -> bool {
+    let mut own = members.to_vec();
+    own.push(index);
+    own.sort_by_key(|&m| costs.rank[m]);
+    let mut order = costs.required.clone();
+    order.extend_from_slice(&own);
+    costs.layout.total(&order) <= limit
 }
 
 /// Places `items` (largest first) into at most `windows` windows of
 /// `packing`: `Some(true)` when done, `Some(false)` when impossible, `None`
 /// after too many steps. `room` is what a window's own documents can hold
-/// at most (their `next` counts), `left` the sum of `items`' `next` counts.
+/// at most (their `next` counts), `left` the sum of `items`' `next` counts;
+/// `fits(packing, window, index)` says whether `index` may join a window
+/// (`None`: a window opened for it).
 fn place(
     packing: &mut Packing<'_>,
     items: &[usize],
@@ -1628,6 +1559,7 @@ fn place(
     room: i64,
     left: i64,
     steps: &mut u64,
+    fits: &dyn Fn(&Packing<'_>, Option<&Bin>, usize) -> bool,
 ) -> Option<bool> {
     let Some((&index, rest)) = items.split_first() else {
         return Some(true);
@@ -1642,11 +1574,11 @@ fn place(
     }
     let size = packing.costs.next(index) as i64;
     for b in 0..packing.bins.len() {
-        if !packing.fits_with(&packing.bins[b], index) {
+        if !fits(packing, Some(&packing.bins[b]), index) {
             continue;
         }
         packing.add(b, index);
-        let done = place(packing, rest, windows, room, left - size, steps);
+        let done = place(packing, rest, windows, room, left - size, steps, fits);
         if done != Some(true) {
             packing.remove(b, index);
         }
@@ -1655,11 +1587,11 @@ fn place(
             other => return other,
         }
     }
-    if packing.bins.len() < windows {
+    if packing.bins.len() < windows && fits(packing, None, index) {
         packing.bins.push(Bin::default());
         let b = packing.bins.len() - 1;
         packing.add(b, index);
-        let done = place(packing, rest, windows, room, left - size, steps);
+        let done = place(packing, rest, windows, room, left - size, steps, fits);
         match done {
             Some(false) => {
                 packing.bins.pop();
