@@ -225,13 +225,7 @@ fn main() {
             output.status.success(),
             "packing the 1 MiB fixture failed: {stderr}"
         );
-        let kb: f64 = stderr
-            .trim()
-            .lines()
-            .last()
-            .unwrap_or("0")
-            .parse()
-            .unwrap_or(0.0);
+        let kb = support::peak_kilobytes(&stderr);
         println!(
             "peak memory packing a {:.2} MB fixture ({count} documents): {:.0} MB",
             fs::metadata(&mib).unwrap().len() as f64 / 1e6,

@@ -59,13 +59,18 @@ pub fn peak(command: &[&str]) -> String {
     else {
         return "peak memory not measured".into();
     };
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let kb: f64 = stderr
+    let kb = peak_kilobytes(&String::from_utf8_lossy(&output.stderr));
+    format!("{:.0} MB", kb / 1024.0)
+}
+
+/// The peak resident memory `/usr/bin/time -f %M` printed last on a
+/// command's standard error, in kilobytes (0 when it did not).
+pub fn peak_kilobytes(stderr: &str) -> f64 {
+    stderr
         .trim()
         .lines()
         .last()
         .unwrap_or("0")
         .parse()
-        .unwrap_or(0.0);
-    format!("{:.0} MB", kb / 1024.0)
+        .unwrap_or(0.0)
 }
