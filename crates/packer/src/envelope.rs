@@ -869,11 +869,7 @@ impl Envelopes {
     /// order) and, with omissions noted, whose note lists the other
     /// documents in input order.
     pub fn total(&self, order: &[usize]) -> usize {
-        let mut tally = Tally::new(self);
-        for &index in order {
-            tally.push(index);
-        }
-        tally.total()
+        Tally::holding(self, order).total()
     }
 
     /// [`Envelopes::total`] as if omissions were not noted (a window's
@@ -1220,6 +1216,16 @@ impl<'a> Tally<'a> {
             documents: 0,
             omitted: layout.omitted.as_deref().map(Omitted::all),
         }
+    }
+
+    /// The envelope holding `order`, in that order (the others omitted,
+    /// when omissions are noted).
+    pub fn holding(layout: &'a Envelopes, order: &[usize]) -> Tally<'a> {
+        let mut tally = Tally::new(layout);
+        for &index in order {
+            tally.push(index);
+        }
+        tally
     }
 
     /// The envelope with no documents, counted as if omissions were not

@@ -371,10 +371,7 @@ fn derive_the_too_big(
     let labels = Labels::new(&layout);
     let room = (available as usize).saturating_sub(labels.widest(documents.len().max(1)));
     // An empty window holding the required documents (and its note).
-    let mut base = Tally::new(&layout);
-    for &index in required {
-        base.push(index);
-    }
+    let base = Tally::holding(&layout, required);
     let too_big: Vec<usize> = (0..documents.len())
         .filter(|index| !required.contains(index) && base.total_with(*index) > room)
         .collect();
@@ -449,10 +446,7 @@ fn settle_the_skipped(
                 })
                 .collect()
         } else {
-            let mut base = Tally::new(&layout);
-            for &index in required {
-                base.push(index);
-            }
+            let base = Tally::holding(&layout, required);
             (0..documents.len())
                 .map(|index| base.total_with(index) <= room)
                 .collect()
@@ -931,10 +925,7 @@ fn exact_first_fit_decreasing<'a>(
     /// holds a few words per document).
     const MOST_CELLS: usize = 20_000_000;
     let layout = costs.layout;
-    let mut base = Tally::new(layout);
-    for &index in &costs.required {
-        base.push(index);
-    }
+    let base = Tally::holding(layout, &costs.required);
     let mut decreasing: Vec<(usize, usize)> = items
         .iter()
         .map(|&index| (base.total_with(index), index))
