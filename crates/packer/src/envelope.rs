@@ -451,20 +451,18 @@ impl Entries {
         note_max: Option<usize>,
         windows: bool,
     ) -> Entries {
-        let layout = envelope.layout();
-        let shape = if windows {
-            layout.windows_shape()
-        } else {
-            layout.shape()
-        };
-        Entries {
+        let mut entries = Entries {
             envelope,
             counter,
             note_max,
             windows,
-            ending_tokens: shape.endings.map(|text| counter.count(text)),
-            list_end_tokens: [shape.list_end, shape.more_join].map(|text| counter.count(text)),
-        }
+            ending_tokens: [0; 4],
+            list_end_tokens: [0; 2],
+        };
+        let shape = entries.shape();
+        entries.ending_tokens = shape.endings.map(|text| counter.count(text));
+        entries.list_end_tokens = [shape.list_end, shape.more_join].map(|text| counter.count(text));
+        entries
     }
 
     /// The fixed texts these entries are written among.
