@@ -337,9 +337,9 @@ impl Server {
 
     /// The request a pack tool's arguments make, built by the library
     /// from their names; then the tokenizer file and the chat request, if
-    /// any, loaded.
-    /// With `config`, a directory's configuration file: the chat request
-    /// it names (read beneath the directory) when the arguments give none.
+    /// any, loaded. With `config`, a directory's configuration file: the
+    /// chat request it names (read beneath the directory) when the
+    /// arguments give none.
     fn request(
         &self,
         args: &Arguments<'_>,
@@ -487,8 +487,7 @@ fn windows_with_request() -> ToolError {
     .into()
 }
 
-/// The request a pack tool's arguments make, without the tokenizer file.
-/// The request of a pack tool's arguments alone (no file read).
+/// The request a pack tool's arguments make alone (no file read).
 #[cfg(test)]
 fn build(args: &Arguments<'_>, default_envelope: packer::Envelope) -> Result<Request, ToolError> {
     Ok(args.request_names(default_envelope)?.build()?)
