@@ -1,19 +1,20 @@
-//! Prints the outline of one file: `outline FILE [full|signatures|public]`.
+//! Prints the outline of one file: `outline FILE [full|signatures|public|heads]`.
 
 use packer_outline::{Detail, Language, outline};
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let Some(path) = args.next() else {
-        eprintln!("usage: outline FILE [full|signatures|public]");
+        eprintln!("usage: outline FILE [full|signatures|public|heads]");
         std::process::exit(2);
     };
     let detail = match args.next().as_deref() {
         None | Some("full") => Detail::Full,
         Some("signatures") => Detail::Signatures,
         Some("public") => Detail::Public,
+        Some("heads") => Detail::Heads,
         Some(other) => {
-            eprintln!("unknown detail {other}; use full, signatures or public");
+            eprintln!("unknown detail {other}; use full, signatures, public or heads");
             std::process::exit(2);
         }
     };

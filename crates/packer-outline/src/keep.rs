@@ -29,6 +29,9 @@ pub(crate) struct Keep<'a> {
     pub detail: Detail,
     /// How many containers the walk is inside.
     pub depth: usize,
+    /// At [`Detail::Heads`]: every item is a candidate, not only public
+    /// ones (the level's second walk, for a file with no public item).
+    pub every_item: bool,
     /// The whole source, for parsing a part of it again.
     pub source: &'a str,
     /// The grammar the file was parsed with.
@@ -66,6 +69,7 @@ impl<'a> Keep<'a> {
             rows,
             detail,
             depth: 0,
+            every_item: false,
             source,
             grammar,
             above: HashMap::new(),
@@ -82,6 +86,7 @@ impl<'a> Keep<'a> {
             rows: vec![false; self.spans.len()],
             detail,
             depth: 0,
+            every_item: false,
             source: self.source,
             grammar: self.grammar.clone(),
             above: self.above.clone(),
@@ -96,7 +101,18 @@ impl<'a> Keep<'a> {
 
     /// Only public or exported items are kept.
     pub(crate) fn public_only(&self) -> bool {
-        self.detail == Detail::Public
+        self.detail == Detail::Public || (self.detail == Detail::Heads && !self.every_item)
+    }
+
+    /// Imports and a file's own attributes (Rust's `#![...]`) are kept:
+    /// above [`Detail::Public`].
+    pub(crate) fn imports(&self) -> bool {
+        matches!(self.detail, Detail::Full | Detail::Signatures)
+    }
+
+    /// Each kept item keeps one line (see [`Keep::rows`]).
+    pub(crate) fn heads(&self) -> bool {
+        self.detail == Detail::Heads
     }
 
     /// The clean tree of the inside of `node` (a macro's braces), parsed
@@ -138,9 +154,20 @@ impl<'a> Keep<'a> {
             .unwrap_or("")
     }
 
-    /// Keeps lines `first..=last`.
+    /// Keeps lines `first..=last`; at [`Detail::Heads`] only the first of
+    /// them that does not start with `@` (a decorator or annotation line),
+    /// or the first when all do.
     pub(crate) fn rows(&mut self, first: usize, last: usize) {
         let end = (last + 1).min(self.rows.len());
+        if self.heads() {
+            let row = (first..end)
+                .find(|&row| !self.line(row).trim_start().starts_with('@'))
+                .unwrap_or(first);
+            if row < end {
+                self.rows[row] = true;
+            }
+            return;
+        }
         for row in first.min(end)..end {
             self.rows[row] = true;
         }
@@ -160,8 +187,12 @@ impl<'a> Keep<'a> {
         }
     }
 
-    /// Keeps a node's last line (a container's closing brace).
+    /// Keeps a node's last line (a container's closing brace), except at
+    /// [`Detail::Heads`].
     pub(crate) fn last_line(&mut self, node: Node<'_>) {
+        if self.heads() {
+            return;
+        }
         let row = end_row(node);
         self.rows(row, row);
     }
@@ -258,7 +289,9 @@ impl<'a> Keep<'a> {
         for above in self.stacked_above(item) {
             let last = above.last;
             if above.attribute {
-                self.rows(above.first, last);
+                if !self.heads() {
+                    self.rows(above.first, last);
+                }
                 continue;
             }
             let text = std::str::from_utf8(&self.src[above.bytes.clone()]).unwrap_or("");

@@ -22,8 +22,15 @@
 //! documentation: doc comments go, and so does every line that holds
 //! nothing but a comment, also inside kept declarations.
 //! [`Detail::Public`] keeps, of those, only public or exported items, as
-//! each language defines them below. Each level keeps a subset of the
-//! lines of the level above it.
+//! each language defines them below, without imports (but Rust's
+//! `pub use`) or the file's own attributes. [`Detail::Heads`] keeps one
+//! line of each item [`Detail::Public`] keeps — its first line that does
+//! not start with `@` (a decorator or annotation), a Python `def` or
+//! `class` line rather than its decorator — and no imports (but Rust's
+//! `pub use`), attributes, fields or closing lines; in a file with no
+//! public item (a test file), one line of each item [`Detail::Signatures`]
+//! keeps. Each level keeps a subset of the lines of the level above it
+//! that has an outline.
 //!
 //! Two rules hold for every language: a run of elided lines whose bytes
 //! are no more than its marker's (a lone `}` or a blank line) is kept
@@ -140,18 +147,30 @@ pub enum Detail {
     Signatures,
     /// [`Detail::Signatures`] of public or exported items only.
     Public,
+    /// One line per item [`Detail::Public`] keeps (its first line that is
+    /// not a decorator or annotation), or, in a file with no public item,
+    /// per item [`Detail::Signatures`] keeps; no imports, attributes,
+    /// fields or closing lines.
+    Heads,
 }
 
 impl Detail {
     /// Every level, from most to least.
-    pub const ALL: [Detail; 3] = [Detail::Full, Detail::Signatures, Detail::Public];
+    pub const ALL: [Detail; 4] = [
+        Detail::Full,
+        Detail::Signatures,
+        Detail::Public,
+        Detail::Heads,
+    ];
 
-    /// The level's name in lowercase: `full`, `signatures`, `public`.
+    /// The level's name in lowercase: `full`, `signatures`, `public`,
+    /// `heads`.
     pub fn name(self) -> &'static str {
         match self {
             Detail::Full => "full",
             Detail::Signatures => "signatures",
             Detail::Public => "public",
+            Detail::Heads => "heads",
         }
     }
 }
@@ -285,6 +304,11 @@ fn kept_lines(
     for &detail in details {
         let mut keep = indexed.fresh(detail);
         lang::walk(language, &mut keep, tree.root_node());
+        if detail == Detail::Heads && !keep.rows.contains(&true) {
+            keep = indexed.fresh(detail);
+            keep.every_item = true;
+            lang::walk(language, &mut keep, tree.root_node());
+        }
         if detail != Detail::Full {
             keep.drop_comment_lines(tree.root_node());
         }

@@ -271,3 +271,29 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn heads_keep_one_line_per_item_and_fall_back_to_every_item() {
+    // No public item: every item's line, without imports or attributes.
+    let tests = "#![cfg(feature = \"full\")]\n\nuse std::io;\n\n#[test]\nfn reads() {\n    io::stdin();\n}\n\n#[tokio::test]\nasync fn writes() {\n    one();\n}\n";
+    let heads = outline(Language::Rust, tests, Detail::Heads)
+        .unwrap()
+        .unwrap();
+    assert_eq!(heads.lines_label(), "6,11");
+    assert_eq!(
+        heads.content,
+        "⋮ 5\nfn reads() {\n⋮ 4\nasync fn writes() {\n⋮ 2\n"
+    );
+    // Public items only when there are some; a `pub use` is one of them.
+    let library = "use std::fmt;\npub use inner::Thing;\n\n/// Docs.\n#[derive(Debug)]\npub struct Pair {\n    pub a: u8,\n    pub b: u8,\n}\n\nfn private() {\n    one();\n}\n";
+    let heads = outline(Language::Rust, library, Detail::Heads)
+        .unwrap()
+        .unwrap();
+    assert_eq!(heads.lines_label(), "2,6");
+    // A decorator is not the item's line.
+    let python = "import os\n\n@property\ndef name(self):\n    return os.name\n";
+    let heads = outline(Language::Python, python, Detail::Heads)
+        .unwrap()
+        .unwrap();
+    assert_eq!(heads.content, "⋮ 3\ndef name(self):\n⋮ 1\n");
+}

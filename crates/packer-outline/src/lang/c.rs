@@ -44,7 +44,7 @@ fn item(keep: &mut Keep<'_>, outer: Node<'_>, node: Node<'_>) -> bool {
     let visible = public || !keep.public_only();
     let body = node.child_by_field_name("body");
     match node.kind() {
-        "preproc_include" if !keep.public_only() => keep.node(node),
+        "preproc_include" if keep.imports() => keep.node(node),
         "preproc_def" | "preproc_function_def" => keep.rows(start, start),
         "preproc_if" | "preproc_ifdef" | "preproc_else" | "preproc_elif" | "preproc_elifdef" => {
             return conditional(keep, node);

@@ -11,7 +11,7 @@ pub(crate) fn walk(keep: &mut Keep<'_>, root: Node<'_>) {
     for item in named_children(root) {
         match item.kind() {
             "package_clause" => keep.node(item),
-            "import_declaration" if !keep.public_only() => keep.node(item),
+            "import_declaration" if keep.imports() => keep.node(item),
             "type_declaration" => specs(keep, item, "type_spec", true),
             "const_declaration" => specs(keep, item, "const_spec", false),
             "var_declaration" => specs(keep, item, "var_spec", false),

@@ -12,7 +12,7 @@ pub(crate) fn walk(keep: &mut Keep<'_>, root: Node<'_>) {
     for item in named_children(root) {
         match item.kind() {
             "package_declaration" => keep.node(item),
-            "import_declaration" if !keep.public_only() => keep.node(item),
+            "import_declaration" if keep.imports() => keep.node(item),
             "module_declaration" => keep.node(item),
             _ => {
                 member(keep, item, false);

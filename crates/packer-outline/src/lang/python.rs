@@ -51,7 +51,7 @@ fn statements(keep: &mut Keep<'_>, block: Node<'_>) -> bool {
 fn statement(keep: &mut Keep<'_>, statement: Node<'_>) -> bool {
     match statement.kind() {
         "import_statement" | "import_from_statement" | "future_import_statement"
-            if !keep.public_only() =>
+            if keep.imports() =>
         {
             keep.node(statement);
             true
@@ -128,7 +128,10 @@ fn header(keep: &mut Keep<'_>, outer: Node<'_>, node: Node<'_>, body: Option<Nod
         (None, Some(body)) => body.start_position().row,
         (None, None) => end_row(node),
     };
-    keep.rows(outer.start_position().row, end);
+    // One line per item at the heads level: the `def` or `class`, not a
+    // decorator above it.
+    let first = if keep.heads() { node } else { outer };
+    keep.rows(first.start_position().row, end);
 }
 
 /// `if`, `try` or `with` at module or class level: its blocks' kept

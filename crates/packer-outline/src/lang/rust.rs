@@ -35,7 +35,7 @@ fn leading_docs(keep: &mut Keep<'_>, root: Node<'_>) {
                 doc = Some((doc.map_or(first, |(first, _)| first), last));
             }
         } else if child.kind() == "inner_attribute_item" {
-            if !keep.public_only() {
+            if keep.imports() {
                 keep.node(child);
             }
         } else {
@@ -72,6 +72,13 @@ fn item(keep: &mut Keep<'_>, item: Node<'_>, place: Place) -> bool {
     let visible = !keep.public_only() || place == Place::Trait || is_pub(keep, item);
     let body = item.child_by_field_name("body");
     match item.kind() {
+        // At the heads level a `pub use` is the public item it names; other
+        // imports go.
+        "use_declaration" | "extern_crate_declaration"
+            if keep.heads() && (keep.every_item || !is_pub(keep, item)) =>
+        {
+            return false;
+        }
         "use_declaration"
         | "extern_crate_declaration"
         | "struct_item"

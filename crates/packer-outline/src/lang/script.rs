@@ -121,7 +121,7 @@ fn statement(
     let visible = exported || !keep.public_only() || declares_export(keep, node, exports);
     let body = node.child_by_field_name("body");
     match node.kind() {
-        "import_statement" | "import_alias" if !keep.public_only() => keep.node(node),
+        "import_statement" | "import_alias" if keep.imports() => keep.node(node),
         "export_statement" => {
             if let Some(declaration) = node.child_by_field_name("declaration") {
                 return statement(keep, outer, declaration, exports, true);
