@@ -126,6 +126,7 @@ impl Names for Keywords {
             Setting::RequestFileSubject => "the request",
             Setting::ChatTemplate => "chat_template",
             Setting::ReservedOtherInput => "reserved_other_input_tokens",
+            Setting::PriorityGlob => "a priority glob",
             _ => CommandLine.name(setting),
         }
     }
@@ -505,30 +506,29 @@ fn pack_directory(
             safety_tokens,
         )?
     };
-    let priorities = priorities
-        .unwrap_or_default()
-        .iter()
-        .map(|rule| rule.parse::<packer_collect::PriorityRule>())
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|problem| {
+    let priorities =
+        packer_collect::priority_rules(&priorities.unwrap_or_default()).map_err(|problem| {
             usage(
                 py,
                 format!(
                     "an entry of priorities is not a rule: {}",
-                    problem.replace("--priority", "a priority")
+                    problem.message(&Keywords)
                 ),
             )
         })?;
     let tree = match tree {
         None => packer_collect::TreeOption::None,
-        Some("required") => packer_collect::TreeOption::Required,
-        Some("optional") => packer_collect::TreeOption::Optional,
-        Some(_) => {
-            return Err(usage(
+        Some(name) => packer_collect::TreeOption::from_name(name).ok_or_else(|| {
+            usage(
                 py,
-                "tree must be \"required\" or \"optional\"".into(),
-            ));
-        }
+                format!(
+                    "tree must be {}",
+                    packer_collect::TreeOption::NAMES
+                        .map(|n| format!("\"{n}\""))
+                        .join(" or ")
+                ),
+            )
+        })?,
     };
     let base_url = base_url
         .map(|url| packer_collect::base_url(&url))

@@ -84,7 +84,8 @@ pub struct CollectFlags {
 }
 
 fn priority_rule(text: &str) -> Result<PriorityRule, String> {
-    text.parse().map_err(|message: &str| message.to_owned())
+    text.parse()
+        .map_err(|problem: collect::RuleProblem| problem.to_string())
 }
 
 impl CollectFlags {

@@ -40,7 +40,7 @@ use packer::error::Error;
 use packer::fixture::{Fixture, Limits};
 use packer_files::{self as files, FileId};
 
-pub use priority::PriorityRule;
+pub use priority::{PriorityRule, RuleProblem, priority_rules};
 
 /// The default `--max-file-bytes`: 1 MiB.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1_048_576;
@@ -224,6 +224,21 @@ pub enum TreeOption {
     Required,
     /// A tree document like any other.
     Optional,
+}
+
+impl TreeOption {
+    /// The names front ends take for a tree document: `required`,
+    /// `optional`.
+    pub const NAMES: [&'static str; 2] = ["required", "optional"];
+
+    /// The tree document of one of [`TreeOption::NAMES`].
+    pub fn from_name(name: &str) -> Option<TreeOption> {
+        match name {
+            "required" => Some(TreeOption::Required),
+            "optional" => Some(TreeOption::Optional),
+            _ => None,
+        }
+    }
 }
 
 /// How to collect. `CollectOptions::default()` is what `packer collect DIR`

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use ignore::overrides::{Override, OverrideBuilder};
 
-use packer::error::Error;
+use packer::error::{CommandLine, Error, Names, Setting};
 
 /// The range of a document's `priority` (SPEC §1).
 pub const PRIORITY_RANGE: std::ops::RangeInclusive<i64> = -1000..=1000;
@@ -20,27 +20,61 @@ pub struct PriorityRule {
     pub priority: i64,
 }
 
+/// Why a text is not a `GLOB=N` rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleProblem {
+    /// Not `GLOB=N` with `N` a whole number in [`PRIORITY_RANGE`].
+    NotARule,
+    /// The glob starts with `!`.
+    NegatedGlob,
+}
+
+impl RuleProblem {
+    /// The problem as a front end's user reads it, the rule's glob named
+    /// by `names`.
+    pub fn message(self, names: &dyn Names) -> String {
+        match self {
+            RuleProblem::NotARule => {
+                "expected GLOB=N with N a whole number from -1000 to 1000".into()
+            }
+            RuleProblem::NegatedGlob => format!(
+                "{} cannot start with `!`; give the files a lower priority instead",
+                names.name(Setting::PriorityGlob)
+            ),
+        }
+    }
+}
+
+/// The command line's message.
+impl std::fmt::Display for RuleProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message(&CommandLine))
+    }
+}
+
 impl std::str::FromStr for PriorityRule {
-    type Err = &'static str;
+    type Err = RuleProblem;
 
     /// Parses `GLOB=N` (split at the last `=`, so the glob may contain `=`).
-    fn from_str(text: &str) -> Result<PriorityRule, &'static str> {
-        const USAGE: &str = "expected GLOB=N with N a whole number from -1000 to 1000";
-        let (glob, number) = text.rsplit_once('=').ok_or(USAGE)?;
-        let priority: i64 = number.trim().parse().map_err(|_| USAGE)?;
+    fn from_str(text: &str) -> Result<PriorityRule, RuleProblem> {
+        let (glob, number) = text.rsplit_once('=').ok_or(RuleProblem::NotARule)?;
+        let priority: i64 = number.trim().parse().map_err(|_| RuleProblem::NotARule)?;
         if glob.is_empty() || !PRIORITY_RANGE.contains(&priority) {
-            return Err(USAGE);
+            return Err(RuleProblem::NotARule);
         }
         if glob.starts_with('!') {
-            return Err(
-                "a --priority glob cannot start with `!`; give the files a lower priority instead",
-            );
+            return Err(RuleProblem::NegatedGlob);
         }
         Ok(PriorityRule {
             glob: glob.to_owned(),
             priority,
         })
     }
+}
+
+/// Each of `rules` parsed, or the first one's problem.
+pub fn priority_rules<S: AsRef<str>>(rules: &[S]) -> Result<Vec<PriorityRule>, RuleProblem> {
+    rules.iter().map(|rule| rule.as_ref().parse()).collect()
 }
 
 /// The compiled rules.

@@ -147,7 +147,7 @@ impl ToolError {
 
 /// The tool arguments that do what the command line's flags do, as the
 /// library's messages name them here; the request is the fixture.
-struct ToolArguments;
+pub(crate) struct ToolArguments;
 
 impl Names for ToolArguments {
     fn name(&self, setting: Setting) -> &'static str {
@@ -181,6 +181,7 @@ impl Names for ToolArguments {
             // The tools take the whole budget: what lies outside the
             // payload is kept out of it with a lower budget.
             Setting::ReservedOtherInput => "a lower argument 'budget'",
+            Setting::PriorityGlob => "a priority glob",
             // No tool takes separate budget values or excerpt sizes.
             _ => CommandLine.name(setting),
         }

@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 use packer::budget::MAX_BUDGET_VALUE;
 use packer::envelope::DEFAULT_NOTE_OMISSIONS_MAX;
 use packer::{Encoding, Envelope, Policy, RequestNames};
-use packer_collect::{self as collect, CollectOptions, PriorityRule, TreeOption};
+use packer_collect::{self as collect, CollectOptions, TreeOption};
 
 use super::ToolError;
 use super::jsonrpc::{RawArguments, in_request};
@@ -792,26 +792,21 @@ impl Arguments<'_> {
                 )
             })?),
         };
-        let priorities = self
-            .strings("priorities")?
-            .iter()
-            .map(|rule| rule.parse::<PriorityRule>())
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|problem| {
+        let priorities =
+            collect::priority_rules(&self.strings("priorities")?).map_err(|problem| {
                 ToolError::Usage(format!(
                     "an entry of the argument 'priorities' is not a rule: {}",
-                    problem.replace("--priority", "a priority")
+                    problem.message(&crate::ToolArguments)
                 ))
             })?;
         let tree = match self.string("tree")? {
             None => TreeOption::None,
-            Some("required") => TreeOption::Required,
-            Some("optional") => TreeOption::Optional,
-            Some(_) => {
-                return Err(ToolError::Usage(
-                    "the argument 'tree' must be required or optional".into(),
-                ));
-            }
+            Some(name) => TreeOption::from_name(name).ok_or_else(|| {
+                ToolError::Usage(format!(
+                    "the argument 'tree' must be {}",
+                    TreeOption::NAMES.join(" or ")
+                ))
+            })?,
         };
         let files = self.strings("files")?;
         Ok(CollectOptions {

@@ -77,6 +77,9 @@ pub enum Setting {
     /// The reservation for everything outside the payload
     /// (`--reserved-other-input-tokens`).
     ReservedOtherInput,
+    /// One priority rule's glob, as the subject of a message (`a
+    /// --priority glob`).
+    PriorityGlob,
 }
 
 /// How a front end spells the settings that messages name.
@@ -117,6 +120,7 @@ impl Names for CommandLine {
             Setting::RequestFileSubject => "the --request file",
             Setting::ChatTemplate => "--chat-template",
             Setting::ReservedOtherInput => "--reserved-other-input-tokens",
+            Setting::PriorityGlob => "a --priority glob",
         }
     }
 }
@@ -1488,6 +1492,7 @@ mod tests {
                 Setting::RequestFileSubject => "<request file>",
                 Setting::ChatTemplate => "<chat template>",
                 Setting::ReservedOtherInput => "<reserved other input>",
+                Setting::PriorityGlob => "<a priority glob>",
             }
         }
     }
