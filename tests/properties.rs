@@ -628,40 +628,39 @@ fn a_thousand_documents_pack_with_a_bounded_note_under_every_policy() {
     }
 }
 
-/// The committed tokenizer files (Qwen3's tokenizer.json, Mistral's
-/// tekken.json, the small files with added tokens of every kind, the
-/// SentencePiece-style ones, MiniLM's, a small WordPiece file with added
-/// tokens and two small Unigram files), loaded once for every case.
+/// Every tokenizer file committed for the tests (`tests/data/tokenizers`:
+/// Qwen3's tokenizer.json, Mistral's tekken.json, the legacy Claude file,
+/// MiniLM's, and the small files of every family and shape), loaded once
+/// for every case; a file added there is in these properties with nothing
+/// else to change.
 fn tokenizer_files() -> &'static [Tokenizer] {
     static FILES: LazyLock<Vec<Tokenizer>> = LazyLock::new(|| {
-        [
-            "qwen3-tokenizer.json.gz",
-            "tekken_240718.json.gz",
-            "added-tokens-tokenizer.json",
-            "added-tokens-across-tokenizer.json",
-            "sp-legacy-tokenizer.json",
-            "sp-gemma-tokenizer.json",
-            "sp-metaspace-tokenizer.json",
-            "all-MiniLM-L6-v2-tokenizer.json.gz",
-            "wordpiece-cased-tokenizer.json",
-            "unigram-bytes-tokenizer.json",
-            "unigram-sequence-tokenizer.json",
-        ]
-        .into_iter()
-        .map(|file| {
-            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tokenizers/");
-            let raw = std::fs::read(format!("{path}{file}")).unwrap();
-            let mut bytes = Vec::new();
-            if file.ends_with(".gz") {
-                flate2::read::GzDecoder::new(&raw[..])
-                    .read_to_end(&mut bytes)
-                    .unwrap();
-            } else {
-                bytes = raw;
-            }
-            Tokenizer::from_bytes(file.trim_end_matches(".gz"), &bytes).unwrap()
-        })
-        .collect()
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tokenizers");
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .filter(|name| {
+                let name = name.trim_end_matches(".gz");
+                name.ends_with("tokenizer.json") || name.starts_with("tekken_")
+            })
+            .collect();
+        names.sort();
+        assert!(names.len() >= 19, "tokenizer files missing: {names:?}");
+        names
+            .iter()
+            .map(|file| {
+                let raw = std::fs::read(format!("{dir}/{file}")).unwrap();
+                let mut bytes = Vec::new();
+                if file.ends_with(".gz") {
+                    flate2::read::GzDecoder::new(&raw[..])
+                        .read_to_end(&mut bytes)
+                        .unwrap();
+                } else {
+                    bytes = raw;
+                }
+                Tokenizer::from_bytes(file.trim_end_matches(".gz"), &bytes).unwrap()
+            })
+            .collect()
     });
     &FILES
 }
