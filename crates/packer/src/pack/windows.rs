@@ -1008,7 +1008,8 @@ fn tiktoken_windows(context: &Context<'_>) -> Result<Windows, Failure> {
         let widest = labels.widest(count);
         rounds += 1;
         // The largest note of the windows found, when some window does not
-        // fit with it.
+        // fit with it and its real label (the widest of `count` windows:
+        // the reserve may have grown past it).
         let notes_over = notes
             .then(|| {
                 let parts: Vec<(usize, usize)> = packing
@@ -1022,7 +1023,7 @@ fn tiktoken_windows(context: &Context<'_>) -> Result<Windows, Failure> {
                     .collect();
                 let over = parts
                     .iter()
-                    .any(|&(total, _)| (total + reserve) as u64 > available);
+                    .any(|&(total, _)| (total + widest) as u64 > available);
                 over.then(|| parts.iter().map(|&(_, note)| note).max().unwrap_or(0))
             })
             .flatten();
