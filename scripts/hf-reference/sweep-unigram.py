@@ -1,7 +1,7 @@
 """Sweeps every code point through the committed Unigram files and the
 files with NFKC or NFKD (the legacy Claude tokenizer.json among them): Hugging Face `tokenizers`' count of each
 character in a few shapes, written to a file that packer's ignored test
-`every_code_point_counts_like_the_reference` (tests/tokenizers.rs)
+`every_code_point_counts_like_the_reference` (tests/suite/tokenizers.rs)
 compares with packer's count of the same texts. Run by hand (not in CI):
 it proves packer's Unigram search (known, unknown and byte-fallback
 characters, unknowns fused) and its NFKC and NFKD tables equal to the

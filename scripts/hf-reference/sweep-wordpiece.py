@@ -1,7 +1,7 @@
 """Sweeps every code point through the committed WordPiece files: Hugging
 Face `tokenizers`' count of each character in a few shapes, written to a
 file that packer's ignored test `every_code_point_counts_like_the_reference`
-(tests/tokenizers.rs) compares with packer's count of the same texts. Run
+(tests/suite/tokenizers.rs) compares with packer's count of the same texts. Run
 by hand (not in CI): it proves packer's character tables (punctuation,
 control characters, whitespace, CJK blocks, nonspacing and combining marks,
 NFD, lowercase, the Whitespace pre-tokenizer's \\w and \\s) equal to the

@@ -2,7 +2,7 @@
 sweep-unigram.py): Hugging Face `tokenizers`' count of every code point in
 each shape, for each committed file named, written to a gzipped JSON file
 that packer's ignored test `every_code_point_counts_like_the_reference`
-(tests/tokenizers.rs) then compares with packer's counts."""
+(tests/suite/tokenizers.rs) then compares with packer's counts."""
 
 import gzip
 import importlib.metadata as md
@@ -55,7 +55,8 @@ def run(files, shapes, default_out):
         json.dump(sweeps, f, separators=(",", ":"))
     env = dict(os.environ, PACKER_SWEEP=str(out))
     command = [
-        "cargo", "test", "--locked", "--test", "tokenizers", "--",
-        "--ignored", "--exact", "every_code_point_counts_like_the_reference", "--nocapture",
+        "cargo", "test", "--locked", "--test", "suite", "--",
+        "--ignored", "--exact", "tokenizers::every_code_point_counts_like_the_reference",
+        "--nocapture",
     ]
     sys.exit(subprocess.run(command, cwd=texts.ROOT, env=env).returncode)

@@ -170,7 +170,7 @@ fn the_crate_itself_holds_no_secret() {
         }
     }
     assert!(scanned > 40, "{scanned} files");
-    assert_eq!(findings, ["tests/mcp.rs: aws-access-token"]);
+    assert_eq!(findings, ["tests/suite/mcp.rs: aws-access-token"]);
 }
 
 /// `docs/secrets.md` lists every rule (its id and description, in a table

@@ -1,0 +1,19 @@
+//! The black-box tests, one binary: each module drives the built `packer`
+//! (or the library) as its file's name says. One binary links once where
+//! twelve linked the library each (`tests/memory.rs`, which installs its
+//! own allocator, stays apart).
+
+mod common;
+
+mod batch;
+mod cli;
+mod collect;
+mod hostile;
+mod max_fill;
+mod mcp;
+mod properties;
+mod readme;
+mod reference;
+mod secrets;
+mod tokenizers;
+mod untrusted;
