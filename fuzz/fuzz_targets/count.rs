@@ -1,7 +1,7 @@
 //! Differential: packer's per-entry envelope count and its full count
 //! against tiktoken-rs `encode_ordinary` on envelopes built from arbitrary
 //! text cut into documents, in every envelope, with and without a cut note.
-//! With the committed tokenizer files (Qwen3, tekken), which have no oracle
+//! With the committed tokenizer files (every family), which have no oracle
 //! here (tests/tokenizers.rs and tests/reference.rs anchor them to Hugging
 //! Face `tokenizers` and mistral-common), the per-entry count is checked
 //! against the file's full count of the rendered envelope.
@@ -11,7 +11,7 @@
 mod tokenizers;
 
 use libfuzzer_sys::fuzz_target;
-use packer::envelope::Layout;
+use packer::envelope::Envelopes;
 use packer::{Counter, Document, Encoding, Envelope, Format};
 
 fuzz_target!(|data: &[u8]| {
@@ -19,8 +19,8 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let text = String::from_utf8_lossy(rest);
-    // Bits 0-2 pick what counts: the six encodings, then the two files.
-    let pick = selector as usize % 8;
+    // The selector picks what counts: the encodings, then the files.
+    let pick = selector as usize % (Encoding::ALL.len() + tokenizers::COUNT);
     let (counter, core) = match Encoding::ALL.get(pick) {
         Some(&encoding) => {
             let core = match encoding {
@@ -31,7 +31,10 @@ fuzz_target!(|data: &[u8]| {
             };
             (Counter::new(encoding), Some(core))
         }
-        None => (Counter::with_tokenizer(tokenizers::file(pick)), None),
+        None => (
+            Counter::with_tokenizer(tokenizers::file(pick - Encoding::ALL.len())),
+            None,
+        ),
     };
     let full = |text: &str| match core {
         Some(core) => core.encode_ordinary(text).len(),
@@ -48,7 +51,11 @@ fuzz_target!(|data: &[u8]| {
             index,
             id: format!("{index}{}", content.chars().take(3).collect::<String>()),
             source: packer::Source::Url(format!("https://example.com/{index}")),
-            format: if index % 2 == 0 { Format::Markdown } else { Format::Text },
+            format: if index % 2 == 0 {
+                Format::Markdown
+            } else {
+                Format::Text
+            },
             content: content.to_owned(),
             priority: 0,
             required: false,
@@ -57,7 +64,7 @@ fuzz_target!(|data: &[u8]| {
     // Bits 3-4 pick the envelope, bits 5-7 the note (off, or cut at 0-6).
     let envelope = Envelope::ALL[(selector as usize >> 3) % 4 % 3];
     let notes = (selector >> 5).checked_sub(1).map(usize::from);
-    let layout = Layout::build(counter, envelope, &documents, notes);
+    let layout = Envelopes::build(counter, envelope, &documents, notes);
     let all: Vec<usize> = (0..documents.len()).rev().collect();
     for order in [&all[..], &all[all.len() / 2..], &[]] {
         let payload = layout.render(order);

@@ -1,14 +1,16 @@
 //! Arbitrary bytes through read -> parse -> validate -> pack, under every
 //! policy and in every envelope: either a clean error or a plan that keeps
 //! every guarantee. One input in three counts with the fixture's encoding,
-//! the others with a committed tokenizer file (Qwen3, tekken).
+//! the others with a committed tokenizer file (every family); one input in
+//! five (by length) also asks for outlines (documents whose ids end in a
+//! source file's extension).
 #![no_main]
 
 #[path = "tokenizers.rs"]
 mod tokenizers;
 
 use libfuzzer_sys::fuzz_target;
-use packer::pack::ExcerptOptions;
+use packer::pack::{ExcerptOptions, OutlineOptions};
 use packer::{Envelope, Fixture, Limits, Options, Policy, Request, settings};
 
 fuzz_target!(|data: &[u8]| {
@@ -19,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(fixture) = Fixture::from_bytes(data, &limits) else {
         return;
     };
-    let tokenizer = (data.len() % 3 != 0).then(|| tokenizers::file(data.len() % 3 - 1));
+    let tokenizer = (data.len() % 3 != 0).then(|| tokenizers::file(data.len() / 3));
     let base = Request {
         tokenizer,
         ..Request::default()
@@ -46,6 +48,7 @@ fuzz_target!(|data: &[u8]| {
                             max_chars: 200,
                         }),
                         windows: false,
+                        outline: (data.len() % 5 == 0).then(OutlineOptions::default),
                     },
                     ..base.clone()
                 };
@@ -56,7 +59,10 @@ fuzz_target!(|data: &[u8]| {
                 assert!(plan.used_tokens as u64 <= plan.available_tokens);
                 assert_eq!(plan.used_tokens, counter.count(&plan.payload_text));
                 assert_eq!(plan.decisions.len(), fixture.documents.len());
-                assert_eq!(plan.order.len() + plan.skipped.len(), fixture.documents.len());
+                assert_eq!(
+                    plan.order.len() + plan.skipped.len(),
+                    fixture.documents.len()
+                );
             }
         }
     }
