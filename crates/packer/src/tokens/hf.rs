@@ -83,6 +83,7 @@ mod bert;
 mod model;
 mod pipeline;
 mod unigram;
+mod vocab;
 mod wordpiece;
 
 use std::borrow::Cow;

@@ -8,6 +8,7 @@ use std::fmt;
 
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use crate::error::Error;
@@ -15,21 +16,21 @@ use crate::tokens::bpe::merge::{self, Merges};
 use crate::tokens::file::{invalid, json_error, unsupported};
 
 use super::unigram::Unigram;
+use super::vocab::{MergeTable, MergesSeed, Vocab, VocabSeed};
 use super::wordpiece::WordPiece;
 
 /// A BPE model with listed merges: symbols are token ids.
 pub(super) struct Bpe {
     byte_ids: Box<[u32; 256]>,
-    /// (left id, right id) → (line in `merges`, merged id).
-    merges: FxHashMap<(u32, u32), (u32, u32)>,
-    /// With `ignore_merges`: every token's bytes, to take a whole piece
-    /// that is a token as that token.
-    whole: Option<FxHashMap<Box<[u8]>, u32>>,
+    merges: MergeTable,
+    /// With `ignore_merges`: the vocabulary, to take a whole piece that is
+    /// a token as that token (looked up in its byte-level characters).
+    whole: Option<Vocab>,
 }
 
 struct ListedMerges<'a> {
     byte_ids: &'a [u32; 256],
-    merges: &'a FxHashMap<(u32, u32), (u32, u32)>,
+    merges: &'a MergeTable,
 }
 
 impl Merges for ListedMerges<'_> {
@@ -40,7 +41,7 @@ impl Merges for ListedMerges<'_> {
     }
 
     fn merge(&self, _: &[u8], left: u32, right: u32) -> Option<(u32, u32)> {
-        self.merges.get(&(left, right)).copied()
+        self.merges.get(left, right)
     }
 }
 
@@ -60,7 +61,7 @@ impl Model {
     /// Reads the model (whose type is BPE): over bytes when a `ByteLevel`
     /// pre-tokenizer makes its pieces, over characters otherwise.
     pub(super) fn parse(raw: &RawValue, byte_level: bool) -> Result<Model, Error> {
-        let model: BpeModel = serde_json::from_str(raw.get()).map_err(|e| json_error(&e))?;
+        let model = BpeModel::read(raw)?;
         if byte_level {
             Bpe::from_model(model).map(Model::Bytes)
         } else {
@@ -106,38 +107,6 @@ fn check_common(model: &BpeModel) -> Result<(), Error> {
     Ok(())
 }
 
-/// Merges by pair of ids: (left id, right id) → (line in `merges`, merged
-/// id).
-type MergeMap = FxHashMap<(u32, u32), (u32, u32)>;
-
-/// The file's merges.
-fn listed_merges(model: &BpeModel) -> Result<MergeMap, Error> {
-    let mut merges: MergeMap = FxHashMap::default();
-    merges.reserve(model.merges.len());
-    let mut joined = String::new();
-    for (line, MergeLine(a, b)) in model.merges.iter().enumerate() {
-        let missing = || {
-            invalid(format!(
-                "merges[{line}] names a token that is not in the vocab"
-            ))
-        };
-        let a_id = *model.vocab.get(a.as_ref()).ok_or_else(missing)?;
-        let b_id = *model.vocab.get(b.as_ref()).ok_or_else(missing)?;
-        joined.clear();
-        joined.push_str(a);
-        joined.push_str(b);
-        let merged = *model.vocab.get(joined.as_str()).ok_or_else(|| {
-            invalid(format!(
-                "merges[{line}] makes a token that is not in the vocab"
-            ))
-        })?;
-        let rank = u32::try_from(line).map_err(|_| invalid("it has too many merges"))?;
-        // As in the reference, a pair listed twice keeps its last line.
-        merges.insert((a_id, b_id), (rank, merged));
-    }
-    Ok(merges)
-}
-
 /// A BPE model over characters (SentencePiece conversions: Llama 2,
 /// Mistral 7B, Gemma): a piece starts as one symbol per character, a
 /// character not in the vocabulary as its bytes' `<0xNN>` tokens
@@ -145,17 +114,20 @@ fn listed_merges(model: &BpeModel) -> Result<MergeMap, Error> {
 /// one with `fuse_unk`), then merges as listed. The reference's
 /// `BPE::merge_word`, step by step.
 pub(super) struct CharBpe {
-    vocab: FxHashMap<Box<str>, u32>,
-    merges: FxHashMap<(u32, u32), (u32, u32)>,
+    /// The id of each token that is one character.
+    chars: FxHashMap<char, u32>,
+    /// With `ignore_merges`: the vocabulary, to take a whole piece that is
+    /// a token as that token.
+    whole: Option<Vocab>,
+    merges: MergeTable,
     /// With `byte_fallback`: the id of each byte's `<0xNN>` token.
     bytes: Option<Box<[Option<u32>; 256]>>,
     unk: Option<u32>,
     fuse_unk: bool,
-    ignore_merges: bool,
 }
 
 /// Merges of symbols that are token ids (the piece's bytes are not used).
-struct IdMerges<'a>(&'a FxHashMap<(u32, u32), (u32, u32)>);
+struct IdMerges<'a>(&'a MergeTable);
 
 impl Merges for IdMerges<'_> {
     type Symbol = u32;
@@ -165,42 +137,48 @@ impl Merges for IdMerges<'_> {
     }
 
     fn merge(&self, _: &[u8], left: u32, right: u32) -> Option<(u32, u32)> {
-        self.0.get(&(left, right)).copied()
+        self.0.get(left, right)
     }
 }
 
 impl CharBpe {
     fn from_model(model: BpeModel) -> Result<CharBpe, Error> {
         check_common(&model)?;
-        let merges = listed_merges(&model)?;
+        if let Some(problem) = model.merge_problem {
+            return Err(problem);
+        }
+        let vocab = model.vocab;
+        let merges = MergeTable::new(model.merges);
         let bytes = (model.byte_fallback == Some(true)).then(|| {
             let mut ids = Box::new([None; 256]);
             for (byte, id) in ids.iter_mut().enumerate() {
-                *id = model.vocab.get(format!("<0x{byte:02X}>").as_str()).copied();
+                *id = vocab.get(&format!("<0x{byte:02X}>"));
             }
             ids
         });
         let unk = match model.unk_token.as_deref() {
             Some(unk) => Some(
-                *model
-                    .vocab
+                vocab
                     .get(unk)
                     .ok_or_else(|| invalid("its unk_token is not in the vocab"))?,
             ),
             None => None,
         };
-        let vocab = model
-            .vocab
-            .into_iter()
-            .map(|(token, id)| (Box::from(token.as_ref()), id))
-            .collect();
+        let mut chars = FxHashMap::default();
+        for (token, id) in vocab.entries() {
+            let mut token = token.chars();
+            if let (Some(c), None) = (token.next(), token.next()) {
+                // (A token listed twice keeps its last id.)
+                chars.insert(c, id);
+            }
+        }
         Ok(CharBpe {
-            vocab,
+            chars,
+            whole: (model.ignore_merges == Some(true)).then_some(vocab),
             merges,
             bytes,
             unk,
             fuse_unk: model.fuse_unk == Some(true),
-            ignore_merges: model.ignore_merges == Some(true),
         })
     }
 
@@ -209,7 +187,9 @@ impl CharBpe {
         if piece.is_empty() {
             return 0;
         }
-        if self.ignore_merges && self.vocab.contains_key(piece) {
+        if let Some(whole) = &self.whole
+            && whole.contains(piece)
+        {
             return 1;
         }
         let mut symbols: Vec<u32> = Vec::with_capacity(piece.len());
@@ -218,7 +198,7 @@ impl CharBpe {
         let mut unk: Option<u32> = None;
         for (at, c) in piece.char_indices() {
             let text = &piece[at..at + c.len_utf8()];
-            if let Some(&id) = self.vocab.get(text) {
+            if let Some(&id) = self.chars.get(&c) {
                 symbols.extend(unk.take());
                 symbols.push(id);
                 continue;
@@ -255,69 +235,37 @@ impl Bpe {
         if model.byte_fallback == Some(true) {
             return Err(unsupported("a byte-level BPE model with byte_fallback"));
         }
-        if model.dropout.is_some_and(|d| d != 0.0) {
-            return Err(unsupported(
-                "a BPE model with dropout (its counts are random)",
-            ));
-        }
-        if model
-            .continuing_subword_prefix
-            .as_deref()
-            .is_some_and(|p| !p.is_empty())
-            || model
-                .end_of_word_suffix
-                .as_deref()
-                .is_some_and(|s| !s.is_empty())
-        {
-            return Err(unsupported("a BPE model with a subword prefix or suffix"));
-        }
-        let chars = byte_level_chars();
-        let mut char_bytes: FxHashMap<char, u8> = FxHashMap::default();
-        for (byte, c) in chars.iter().enumerate() {
-            char_bytes.insert(*c, byte as u8);
-        }
+        check_common(&model)?;
         let mut byte_ids = [0u32; 256];
         let mut buffer = [0u8; 4];
-        for (byte, c) in chars.iter().enumerate() {
-            let Some(&id) = model.vocab.get(&*c.encode_utf8(&mut buffer)) else {
+        for (byte, c) in BYTE_CHARS.iter().enumerate() {
+            let Some(id) = model.vocab.get(c.encode_utf8(&mut buffer)) else {
                 return Err(invalid(format!(
                     "its vocab has no token for the single byte {byte}"
                 )));
             };
             byte_ids[byte] = id;
         }
-        let merges = listed_merges(&model)?;
-        let whole = if model.ignore_merges == Some(true) {
-            let mut whole: FxHashMap<Box<[u8]>, u32> = FxHashMap::default();
-            whole.reserve(model.vocab.len());
-            'tokens: for (token, &id) in &model.vocab {
-                let mut bytes = Vec::with_capacity(token.len());
-                for c in token.chars() {
-                    // A token with other characters can never equal a piece.
-                    let Some(&byte) = char_bytes.get(&c) else {
-                        continue 'tokens;
-                    };
-                    bytes.push(byte);
-                }
-                whole.insert(bytes.into(), id);
-            }
-            Some(whole)
-        } else {
-            None
-        };
+        if let Some(problem) = model.merge_problem {
+            return Err(problem);
+        }
+        let merges = MergeTable::new(model.merges);
         Ok(Bpe {
             byte_ids: Box::new(byte_ids),
             merges,
-            whole,
+            whole: (model.ignore_merges == Some(true)).then_some(model.vocab),
         })
     }
 
     /// The tokens of one piece.
     pub(super) fn count(&self, piece: &[u8]) -> usize {
-        if let Some(whole) = &self.whole
-            && whole.contains_key(piece)
-        {
-            return 1;
+        if let Some(whole) = &self.whole {
+            // A token whose text is the piece's byte-level characters (a
+            // token with other characters can never equal a piece).
+            let text: String = piece.iter().map(|&b| BYTE_CHARS[b as usize]).collect();
+            if whole.contains(&text) {
+                return 1;
+            }
         }
         let merges = ListedMerges {
             byte_ids: &self.byte_ids,
@@ -327,122 +275,187 @@ impl Bpe {
     }
 }
 
-#[derive(Deserialize)]
-struct BpeModel<'a> {
-    #[serde(borrow, deserialize_with = "vocab_map")]
-    vocab: FxHashMap<Cow<'a, str>, u32>,
-    #[serde(borrow)]
-    merges: Vec<MergeLine<'a>>,
-    #[serde(default)]
+/// A BPE model's fields, as the reference reads them; its merges as ids.
+struct BpeModel {
+    vocab: Vocab,
+    /// (left id, right id, merged id) of every merge line, in order.
+    merges: Vec<[u32; 3]>,
+    /// The first merge line that names or makes a token not in `vocab`.
+    merge_problem: Option<Error>,
     dropout: Option<f64>,
-    #[serde(default)]
     byte_fallback: Option<bool>,
-    #[serde(default, borrow)]
-    continuing_subword_prefix: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    end_of_word_suffix: Option<Cow<'a, str>>,
-    #[serde(default)]
+    continuing_subword_prefix: Option<String>,
+    end_of_word_suffix: Option<String>,
     ignore_merges: Option<bool>,
-    #[serde(default, borrow)]
-    unk_token: Option<Cow<'a, str>>,
-    #[serde(default)]
+    unk_token: Option<String>,
     fuse_unk: Option<bool>,
 }
 
-/// A `vocab` object as a map, sized once: its entries are read into a list
-/// first, so the map is built without growing and rehashing 150k entries
-/// (JSON gives no length up front).
-fn vocab_map<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<FxHashMap<Cow<'de, str>, u32>, D::Error> {
-    struct Visitor;
-    impl<'de> serde::de::Visitor<'de> for Visitor {
-        type Value = FxHashMap<Cow<'de, str>, u32>;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a map of tokens to ids")
-        }
-        fn visit_map<A: serde::de::MapAccess<'de>>(
-            self,
-            mut access: A,
-        ) -> Result<Self::Value, A::Error> {
-            let mut entries: Vec<(Cow<'de, str>, u32)> = Vec::new();
-            while let Some(entry) = access.next_entry()? {
-                entries.push(entry);
-            }
-            let mut map = FxHashMap::default();
-            map.reserve(entries.len());
-            // As with a map read directly, a repeated token keeps its last id.
-            map.extend(entries);
-            Ok(map)
-        }
+impl BpeModel {
+    /// Reads the model's JSON in one pass, or two when `merges` comes
+    /// before `vocab` (the second pass turns the merges into ids).
+    fn read(raw: &RawValue) -> Result<BpeModel, Error> {
+        let fields = read_fields(raw.get(), None).map_err(|e| json_error(&e))?;
+        let vocab = fields.vocab.expect("a first pass reads the vocab or fails");
+        let (merges, merge_problem) = if fields.merges_read {
+            (fields.merges, fields.merge_problem)
+        } else {
+            let again = read_fields(raw.get(), Some(&vocab)).map_err(|e| json_error(&e))?;
+            (again.merges, again.merge_problem)
+        };
+        Ok(BpeModel {
+            vocab,
+            merges,
+            merge_problem,
+            dropout: fields.dropout.flatten(),
+            byte_fallback: fields.byte_fallback.flatten(),
+            continuing_subword_prefix: fields.continuing_subword_prefix.flatten(),
+            end_of_word_suffix: fields.end_of_word_suffix.flatten(),
+            ignore_merges: fields.ignore_merges.flatten(),
+            unk_token: fields.unk_token.flatten(),
+            fuse_unk: fields.fuse_unk.flatten(),
+        })
     }
-    deserializer.deserialize_map(Visitor)
 }
 
-/// One line of `merges`: `"a b"` (older files) or `["a", "b"]`.
-struct MergeLine<'a>(Cow<'a, str>, Cow<'a, str>);
+/// The fields of one pass over a model's JSON (`Some` once seen).
+#[derive(Default)]
+struct Fields {
+    vocab: Option<Vocab>,
+    merges: Vec<[u32; 3]>,
+    /// Whether `merges` was seen with a vocabulary to read it with.
+    merges_read: bool,
+    merges_seen: bool,
+    merge_problem: Option<Error>,
+    dropout: Option<Option<f64>>,
+    byte_fallback: Option<Option<bool>>,
+    continuing_subword_prefix: Option<Option<String>>,
+    end_of_word_suffix: Option<Option<String>>,
+    ignore_merges: Option<Option<bool>>,
+    unk_token: Option<Option<String>>,
+    fuse_unk: Option<Option<bool>>,
+}
 
-impl<'de: 'a, 'a> Deserialize<'de> for MergeLine<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> serde::de::Visitor<'de> for Visitor {
-            type Value = MergeLine<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a merge: \"a b\" or [\"a\", \"b\"]")
-            }
-            fn visit_borrowed_str<E: serde::de::Error>(
-                self,
-                s: &'de str,
-            ) -> Result<Self::Value, E> {
-                match s.split_once(' ') {
-                    Some((a, b)) if !b.contains(' ') => {
-                        Ok(MergeLine(Cow::Borrowed(a), Cow::Borrowed(b)))
+/// One pass over a model's JSON; with `known` (the vocabulary read by a
+/// first pass), `vocab` is skipped and the merges are read with it.
+fn read_fields(text: &str, known: Option<&Vocab>) -> Result<Fields, serde_json::Error> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let fields = FieldsSeed { known }.deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok(fields)
+}
+
+struct FieldsSeed<'v> {
+    known: Option<&'v Vocab>,
+}
+
+impl<'de> DeserializeSeed<'de> for FieldsSeed<'_> {
+    type Value = Fields;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Fields, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+/// A field's value, refusing a field given twice (as a derived
+/// `Deserialize` does).
+fn once<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
+    map: &mut A,
+    slot: &mut Option<T>,
+    name: &'static str,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(name));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
+impl<'de> Visitor<'de> for FieldsSeed<'_> {
+    type Value = Fields;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a BPE model")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields, A::Error> {
+        let mut fields = Fields::default();
+        let mut vocab_seen = false;
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            match key.as_ref() {
+                "vocab" => {
+                    if vocab_seen {
+                        return Err(de::Error::duplicate_field("vocab"));
                     }
-                    _ => Err(E::custom("a merge line that is not two tokens")),
-                }
-            }
-            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
-                match s.split_once(' ') {
-                    Some((a, b)) if !b.contains(' ') => {
-                        Ok(MergeLine(Cow::Owned(a.into()), Cow::Owned(b.into())))
+                    vocab_seen = true;
+                    if self.known.is_some() {
+                        map.next_value::<IgnoredAny>()?;
+                    } else {
+                        fields.vocab = Some(map.next_value_seed(VocabSeed)?);
                     }
-                    _ => Err(E::custom("a merge line that is not two tokens")),
                 }
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<Self::Value, A::Error> {
-                let a: Cow<'de, str> = seq
-                    .next_element()?
-                    .ok_or_else(|| serde::de::Error::custom("a merge of fewer than two tokens"))?;
-                let b: Cow<'de, str> = seq
-                    .next_element()?
-                    .ok_or_else(|| serde::de::Error::custom("a merge of fewer than two tokens"))?;
-                if seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
-                    return Err(serde::de::Error::custom("a merge of more than two tokens"));
+                "merges" => {
+                    if fields.merges_seen {
+                        return Err(de::Error::duplicate_field("merges"));
+                    }
+                    fields.merges_seen = true;
+                    let vocab = self.known.or(fields.vocab.as_ref());
+                    fields.merges_read = vocab.is_some();
+                    fields.merges = map.next_value_seed(MergesSeed {
+                        vocab,
+                        problem: &mut fields.merge_problem,
+                    })?;
                 }
-                Ok(MergeLine(a, b))
+                "dropout" => once(&mut map, &mut fields.dropout, "dropout")?,
+                "byte_fallback" => once(&mut map, &mut fields.byte_fallback, "byte_fallback")?,
+                "continuing_subword_prefix" => once(
+                    &mut map,
+                    &mut fields.continuing_subword_prefix,
+                    "continuing_subword_prefix",
+                )?,
+                "end_of_word_suffix" => once(
+                    &mut map,
+                    &mut fields.end_of_word_suffix,
+                    "end_of_word_suffix",
+                )?,
+                "ignore_merges" => once(&mut map, &mut fields.ignore_merges, "ignore_merges")?,
+                "unk_token" => once(&mut map, &mut fields.unk_token, "unk_token")?,
+                "fuse_unk" => once(&mut map, &mut fields.fuse_unk, "fuse_unk")?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
             }
         }
-        deserializer.deserialize_any(Visitor)
+        if !vocab_seen {
+            return Err(de::Error::missing_field("vocab"));
+        }
+        if !fields.merges_seen {
+            return Err(de::Error::missing_field("merges"));
+        }
+        Ok(fields)
     }
 }
 
 /// GPT-2's bytes-to-characters table: printable bytes are themselves, the
 /// others are shifted to U+0100 and up.
-fn byte_level_chars() -> [char; 256] {
+const BYTE_CHARS: [char; 256] = byte_level_chars();
+
+const fn byte_level_chars() -> [char; 256] {
     let mut table = ['\0'; 256];
     let mut next = 256u32;
-    for byte in 0..=255u8 {
-        let printable = matches!(byte, b'!'..=b'~' | 0xA1..=0xAC | 0xAE..=0xFF);
-        table[byte as usize] = if printable {
-            char::from(byte)
+    let mut byte = 0;
+    while byte < 256 {
+        let printable = matches!(byte as u8, b'!'..=b'~' | 0xA1..=0xAC | 0xAE..=0xFF);
+        table[byte] = if printable {
+            byte as u8 as char
         } else {
-            let c = char::from_u32(next).expect("below U+0200");
             next += 1;
-            c
+            match char::from_u32(next - 1) {
+                Some(c) => c,
+                None => panic!("below U+0200"),
+            }
         };
+        byte += 1;
     }
     table
 }
@@ -453,7 +466,7 @@ mod tests {
 
     #[test]
     fn the_byte_level_table_is_gpt2s() {
-        let chars = byte_level_chars();
+        let chars = BYTE_CHARS;
         assert_eq!(chars[b' ' as usize], 'Ġ');
         assert_eq!(chars[b'\n' as usize], 'Ċ');
         assert_eq!(chars[b'a' as usize], 'a');
