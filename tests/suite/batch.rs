@@ -1,7 +1,7 @@
 //! `packer batch`, black box: one result line per input line, in order, each
 //! equal to what `packer pack` gives for the same bytes.
 
-use crate::common;
+use crate::common::{self, Run};
 
 use std::fs;
 use std::path::PathBuf;
@@ -12,23 +12,8 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-struct Run {
-    status: i32,
-    stdout: String,
-    stderr: String,
-}
-
 fn run(args: &[&str], stdin: &[u8]) -> Run {
-    let output = assert_cmd::Command::from_std(common::packer())
-        .args(args)
-        .write_stdin(stdin.to_vec())
-        .output()
-        .unwrap();
-    Run {
-        status: output.status.code().unwrap(),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
-    }
+    common::run(args, stdin)
 }
 
 /// Every bundled fixture, valid and invalid, as one line of bytes (newlines

@@ -1,6 +1,6 @@
 //! The `packer` binary, black box: exit codes and whole stdout/stderr.
 
-use crate::common;
+use crate::common::{self, Run};
 
 use std::fs;
 use std::io::Read;
@@ -18,27 +18,12 @@ fn packer() -> Command {
     common::packer()
 }
 
-struct Run {
-    status: i32,
-    stdout: String,
-    stderr: String,
-}
-
 fn exec(args: &[&str]) -> Run {
     exec_with_stdin(args, b"")
 }
 
 fn exec_with_stdin(args: &[&str], stdin: &[u8]) -> Run {
-    let output = assert_cmd::Command::from_std(packer())
-        .args(args)
-        .write_stdin(stdin.to_vec())
-        .output()
-        .unwrap();
-    Run {
-        status: output.status.code().unwrap(),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
-    }
+    common::run(args, stdin)
 }
 
 fn ok(args: &[&str]) -> String {

@@ -1,7 +1,7 @@
 //! Collecting a repository over temporary trees: what globs, ignore files,
 //! hidden files and `.git/` let in (library and binary).
 
-use crate::common;
+use crate::common::{self, git};
 
 use std::fs;
 use std::path::Path;
@@ -16,22 +16,6 @@ fn write_tree(root: &Path, files: &[(&str, &str)]) {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, content).unwrap();
     }
-}
-
-/// Runs git in `dir` with a fixed identity and no user configuration.
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .args(args)
-        .status()
-        .unwrap();
-    assert!(status.success(), "git {args:?}");
 }
 
 /// Git's answer to `args` in `dir`, trimmed.

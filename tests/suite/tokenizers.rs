@@ -792,17 +792,6 @@ fn conversation() -> serde_json::Value {
     ]})
 }
 
-/// tiktoken's count of a rendered gpt-oss request: every special token
-/// allowed (no message in these tests writes one).
-fn harmony_count(text: &str) -> usize {
-    let oracle = common::oracle(packer::Encoding::O200kHarmony);
-    oracle
-        .encode(text, &oracle.special_tokens())
-        .unwrap()
-        .0
-        .len()
-}
-
 #[test]
 fn a_gpt_oss_request_is_counted_whole_and_fits() {
     let request = request_file("harmony.json", &conversation());
@@ -829,7 +818,11 @@ fn a_gpt_oss_request_is_counted_whole_and_fits() {
         let payload = json["payloadText"].as_str().unwrap();
         let available = budget - 110;
         assert_eq!(json["availableTokens"], available);
-        assert_eq!(json["requestTokens"], harmony_count(text), "{policy}");
+        assert_eq!(
+            json["requestTokens"],
+            common::harmony_count(text),
+            "{policy}"
+        );
         assert!(json["requestTokens"].as_u64().unwrap() <= available as u64);
         assert_eq!(
             json["usedTokens"],
@@ -840,7 +833,7 @@ fn a_gpt_oss_request_is_counted_whole_and_fits() {
         assert!(text.contains(&format!("Documents:\n{payload}\n\nWhich document")));
         // Everything else: the request with the empty envelope in its place.
         let empty = text.replace(payload, r#"{"documents":[]}"#);
-        assert_eq!(json["otherInputTokens"], harmony_count(&empty));
+        assert_eq!(json["otherInputTokens"], common::harmony_count(&empty));
         // Some document was left out, and taking it would not have fit.
         let skipped = json["decisions"]
             .as_array()

@@ -6,7 +6,7 @@
 //! from outside, a changed `.git/`, a replaced file, a hang).
 #![cfg(unix)]
 
-use crate::common;
+use crate::common::{self, git};
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -21,23 +21,6 @@ const MARKER: &str = "OUTSIDE-THE-ROOT-7f3a9c";
 fn write(path: &Path, content: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(path, content).unwrap();
-}
-
-/// Runs git in `dir` with a fixed identity and no user configuration.
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .args(args)
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success(), "git {args:?}");
 }
 
 /// A checkout at `dir` with one commit, a GitHub remote, a committed
@@ -1339,17 +1322,6 @@ fn a_blocked_git_does_not_outlive_a_killed_packer_for_long() {
     );
 }
 
-/// tiktoken-rs's count of a rendered gpt-oss request, every special token
-/// allowed.
-fn harmony_count(text: &str) -> usize {
-    let oracle = common::oracle(packer::Encoding::O200kHarmony);
-    oracle
-        .encode(text, &oracle.special_tokens())
-        .unwrap()
-        .0
-        .len()
-}
-
 fn request_json(words: &str) -> String {
     serde_json::json!({"messages": [
         {"role": "user", "content": format!("{words}\n{{{{packer:documents}}}}")}
@@ -1379,7 +1351,7 @@ fn a_packer_toml_request_is_used_and_the_flag_wins_over_it() {
         text.contains("From the tree:\n# Documents\n## README.md"),
         "{text}"
     );
-    assert_eq!(json["requestTokens"], harmony_count(text));
+    assert_eq!(json["requestTokens"], common::harmony_count(text));
     assert!(json["requestTokens"].as_u64().unwrap() <= 400);
     // --format request prints it, with the request from the file.
     let run = packer_in(
@@ -1438,7 +1410,7 @@ fn a_packer_toml_request_is_used_and_the_flag_wins_over_it() {
         "{text}"
     );
     assert!(text.ends_with("<|end|>"), "{text}");
-    assert_eq!(json["requestTokens"], harmony_count(text));
+    assert_eq!(json["requestTokens"], common::harmony_count(text));
 }
 
 #[test]
