@@ -1,5 +1,6 @@
 //! Peak heap memory stays proportional to the input: measured with a
-//! counting allocator around read -> parse -> validate -> pack. A global
+//! counting allocator around read -> parse -> validate -> pack, and around
+//! loading a tokenizer file. A global
 //! allocator is unsafe to implement; this test file is the only unsafe code,
 //! and it only forwards to the system allocator.
 #![allow(unsafe_code)]
@@ -133,4 +134,40 @@ fn a_huge_file_is_refused_without_being_read() {
             .contains("more than the limit of 1048576 bytes of text")
     );
     assert!(peak < 4 << 20, "peak {peak} bytes");
+}
+
+/// Qwen3's `tokenizer.json` (11.4 MB: 151k tokens, 151k merges) loads with
+/// a peak of heap memory below twice its size, the file's own bytes
+/// included (a map of every token and a list of every merge as strings,
+/// beside the file, took three times its size more).
+#[test]
+fn a_tokenizer_file_loads_within_twice_its_size() {
+    use std::io::Read as _;
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tokenizers");
+    let compressed = std::fs::read(data.join("qwen3-tokenizer.json.gz")).unwrap();
+    let mut json = Vec::new();
+    flate2::read::GzDecoder::new(&compressed[..])
+        .read_to_end(&mut json)
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tokenizer.json");
+    std::fs::write(&path, &json).unwrap();
+    let size = json.len();
+    drop((compressed, json));
+
+    let _turn = MEASURING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let baseline = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(baseline, Ordering::Relaxed);
+    let tokenizer = packer_files::load_tokenizer(&path).unwrap();
+    let peak = PEAK.load(Ordering::Relaxed) - baseline;
+    let kept = CURRENT.load(Ordering::Relaxed) - baseline;
+    assert_eq!(
+        packer::Counter::with_tokenizer(tokenizer).count("hello world"),
+        2
+    );
+    eprintln!("{size} bytes: peak {peak}, kept {kept}");
+    assert!(peak < 2 * size, "peak {peak} bytes for a file of {size}");
+    assert!(kept < size, "{kept} bytes kept for a file of {size}");
 }
