@@ -203,6 +203,13 @@ pub(crate) trait Engine: Send + Sync {
         false
     }
 
+    /// [`Counter::count_skipping`] in one pass, for an engine that can
+    /// split from any piece start without setting up a walk again; `None`
+    /// to have it done through [`Engine::walk`].
+    fn count_skipping(&self, _text: &str, _skips: &[Skip]) -> Option<usize> {
+        None
+    }
+
     /// See [`Counter::added_token_may_cross`].
     fn may_cross(&self, _text: &str) -> bool {
         false
@@ -450,7 +457,10 @@ impl Counter {
         if skips.is_empty() {
             return self.count(text);
         }
-        known::count_skipping(self.engine, text, skips).unwrap_or_else(|| self.count(text))
+        self.engine
+            .count_skipping(text, skips)
+            .or_else(|| known::count_skipping(self.engine, text, skips))
+            .unwrap_or_else(|| self.count(text))
     }
 
     /// The exact count of `text`, which holds, at each `(start, known)` of

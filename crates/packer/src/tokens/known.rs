@@ -141,6 +141,11 @@ pub(crate) fn record_shared(
     shared: &[Shared],
 ) -> Option<(usize, Known, Vec<Skip>)> {
     let mut recorder = Recorder::new(from, stop_at, shared);
+    // About one length per four bytes (a piece is three or four bytes on
+    // average), so that the lengths are rarely moved as they grow.
+    recorder
+        .lengths
+        .reserve(stop_at.min(text.len()).saturating_sub(from) / 4);
     if !engine.walk(text, 0, Visitor::Record(&mut recorder)) {
         return None;
     }
@@ -188,14 +193,16 @@ pub(crate) struct Shared {
 /// worth `tokens`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Skip {
-    at: usize,
-    len: usize,
-    tokens: usize,
+    pub(crate) at: usize,
+    pub(crate) len: usize,
+    pub(crate) tokens: usize,
 }
 
-/// Stretches shorter than this are split again rather than skipped: a
-/// skip costs a fresh start of the split.
-const SKIP_AT_LEAST: usize = 12;
+/// Stretches shorter than this are split again rather than skipped. The
+/// built-in encodings take a skip at no cost (their split goes on from any
+/// piece start), so every settled stretch is kept; another engine starts
+/// its walk again after each one.
+const SKIP_AT_LEAST: usize = 1;
 
 /// One range of [`crate::tokens::Counter::count_with_known`] with `engine`.
 pub(crate) fn count_with_known(

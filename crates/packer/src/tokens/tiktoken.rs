@@ -13,7 +13,7 @@ use regex_automata::nfa::thompson;
 use regex_automata::util::start;
 use regex_automata::{Anchored, MatchKind};
 
-use super::known::{UNKNOWN, Visitor};
+use super::known::{Skip, UNKNOWN, Visitor};
 use super::{Encoding, Engine, Splitting};
 use crate::tokens::bpe::{Pieces, count_ranked, with_state};
 use vocabulary::Vocabulary;
@@ -274,28 +274,35 @@ impl Builtin {
     ) {
         let mut start = 0;
         while start < text.len() {
-            let Some((found, pattern, read)) = self.piece_end(cache, text.as_bytes(), start) else {
-                // Every character matches `\s+` or one of the other
-                // alternatives, so this cannot happen; count the rest as
-                // one piece rather than drop it.
-                each(&text[start..], UNKNOWN);
-                return;
-            };
-            let mut end = found;
-            if self.lookahead[pattern] {
-                // Drop the one look-ahead character.
-                let last = text[start..end]
-                    .chars()
-                    .next_back()
-                    .map_or(0, char::len_utf8);
-                end -= last;
-            }
-            let beyond = read.map_or(UNKNOWN, |read| read - end);
+            let (end, beyond) = self.next_piece(cache, text, start);
             if !each(&text[start..end], beyond) {
                 return;
             }
             start = end;
         }
+    }
+
+    /// The end of the piece of `text` that starts at `start` (where the
+    /// split arrived), and how many bytes after it the split read to end it
+    /// ([`UNKNOWN`] when it read to the end of the text).
+    #[inline]
+    fn next_piece(&self, cache: &mut Cache, text: &str, start: usize) -> (usize, usize) {
+        let Some((found, pattern, read)) = self.piece_end(cache, text.as_bytes(), start) else {
+            // Every character matches `\s+` or one of the other
+            // alternatives, so this cannot happen; count the rest as
+            // one piece rather than drop it.
+            return (text.len(), UNKNOWN);
+        };
+        let mut end = found;
+        if self.lookahead[pattern] {
+            // Drop the one look-ahead character.
+            let last = text[start..end]
+                .chars()
+                .next_back()
+                .map_or(0, char::len_utf8);
+            end -= last;
+        }
+        (end, read.map_or(UNKNOWN, |read| read - end))
     }
 
     /// The end of the leftmost-first match anchored at `start`, the index
@@ -414,6 +421,27 @@ impl Engine for Builtin {
 
     fn splitting(&self) -> Splitting {
         Splitting::Tiktoken
+    }
+
+    fn count_skipping(&self, text: &str, skips: &[Skip]) -> Option<usize> {
+        Some(self.with_state(|cache, pieces| {
+            let mut total = 0;
+            let mut start = 0;
+            let mut skips = skips.iter().peekable();
+            while start < text.len() {
+                // Skips the split did not arrive at are passed over.
+                while skips.next_if(|skip| skip.at < start).is_some() {}
+                if let Some(skip) = skips.next_if(|skip| skip.at == start) {
+                    total += skip.tokens;
+                    start += skip.len;
+                    continue;
+                }
+                let (end, _) = self.next_piece(cache, text, start);
+                total += pieces.tokens(&text[start..end], |piece| self.count_piece(piece));
+                start = end;
+            }
+            total
+        }))
     }
 
     fn walk(&self, text: &str, from: usize, mut visit: Visitor<'_, '_>) -> bool {
