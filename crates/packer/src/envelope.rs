@@ -516,7 +516,7 @@ impl Entries {
         share: bool,
     ) -> (Entry, Vec<Skip>) {
         let mut verbatim = Vec::new();
-        let text = self
+        let mut text = self
             .envelope
             .layout()
             .document(document, content, label, &mut verbatim);
@@ -548,7 +548,8 @@ impl Entries {
         let mut ends = [0; 4];
         let (next, known, skips) = match self.envelope.cut() {
             Cut::FinalRun => {
-                let (split, skips) = JsonSplit::new(&text, &self.counter, shape.join, &shared(0));
+                let (split, skips) =
+                    JsonSplit::new(&mut text, &self.counter, shape.join, &shared(0));
                 for &ending in endings {
                     ends[ending as usize] =
                         split.followed_by(&text, &self.counter, shape.endings[ending as usize]);
@@ -599,14 +600,14 @@ impl Entries {
 
     /// A document's entry in the note, listed for `omission`.
     pub fn omitted_because(&self, document: &Document, omission: Omission) -> Entry {
-        let text = self
+        let mut text = self
             .envelope
             .layout()
             .omitted(document, omission, self.windows);
         let shape = self.shape();
         let (next, ends, known) = match self.envelope.cut() {
             Cut::FinalRun => {
-                let (split, _) = JsonSplit::new(&text, &self.counter, shape.omitted_join, &[]);
+                let (split, _) = JsonSplit::new(&mut text, &self.counter, shape.omitted_join, &[]);
                 let ends = [shape.list_end, shape.more_join]
                     .map(|ending| split.followed_by(&text, &self.counter, ending));
                 (split.next, ends, split.known)
@@ -643,22 +644,29 @@ struct JsonSplit {
 impl JsonSplit {
     /// The split of `text` followed by `join`, and the pieces the `shared`
     /// stretches give another text (see [`Counter::record_shared`]).
-    fn new(text: &str, counter: &Counter, join: &str, shared: &[Shared]) -> (JsonSplit, Vec<Skip>) {
-        let mut joined = String::with_capacity(text.len() + join.len());
-        joined.push_str(text);
-        joined.push_str(join);
+    /// `text` is followed by `join` while it is counted, and given back
+    /// as it was (so that the entry is not copied).
+    fn new(
+        text: &mut String,
+        counter: &Counter,
+        join: &str,
+        shared: &[Shared],
+    ) -> (JsonSplit, Vec<Skip>) {
+        let len = text.len();
+        text.push_str(join);
+        let joined = text.as_str();
         // The final `}` is the last byte of the entry.
         let (stable, tail_start, known, skips) =
-            match counter.record_shared(&joined, 0, text.len() - 1, shared) {
+            match counter.record_shared(joined, 0, len - 1, shared) {
                 Some((_, known, skips)) => (known.tokens(), known.len(), known, skips),
                 None => {
-                    let (stable, tail_start) =
-                        counter.count_before_piece_at(&joined, text.len() - 1);
+                    let (stable, tail_start) = counter.count_before_piece_at(joined, len - 1);
                     (stable, tail_start, Known::default(), Vec::new())
                 }
             };
         // `joined[tail_start..]` is already the tail followed by the join.
         let next = stable + counter.count(&joined[tail_start..]);
+        text.truncate(len);
         let split = JsonSplit {
             stable,
             tail_start,

@@ -44,7 +44,15 @@ impl Layout for Json {
         label: Option<&Label>,
         verbatim: &mut Vec<Verbatim>,
     ) -> String {
-        let mut out = String::with_capacity(content.len() + document.id.len() * 2 + 64);
+        // Room for the keys, the source, a few escapes (a line break is
+        // one) and the join the entry is counted with, so that the text is
+        // rarely moved while it is written and counted.
+        let source = document
+            .shown_source()
+            .map_or(0, |source| source.as_str().len());
+        let mut out = String::with_capacity(
+            content.len() + content.len() / 16 + 2 * (document.id.len() + source) + 128,
+        );
         out.push_str(r#"id":"#);
         push_string(&mut out, &document.id);
         push_source(&mut out, document);
@@ -151,7 +159,10 @@ fn push_content(out: &mut String, content: &str, verbatim: &mut Vec<Verbatim>) {
     let mut copied = 0;
     let mut at = 0;
     while at < bytes.len() {
-        let byte = bytes[at];
+        at = may_escape(bytes, at);
+        let Some(&byte) = bytes.get(at) else {
+            break;
+        };
         if !ESCAPED[usize::from(byte)] {
             at += 1;
             continue;
@@ -183,6 +194,30 @@ fn push_content(out: &mut String, content: &str, verbatim: &mut Vec<Verbatim>) {
     out.push('"');
 }
 
+/// The first byte from `at` on that may be escaped: eight bytes at a time,
+/// a word's lowest byte that is below `0x20`, `"` or `\\` (the test for
+/// each byte of a word is exact up to its first match, which is all that
+/// is used), then byte by byte for the last few; the caller looks at the
+/// byte found.
+fn may_escape(bytes: &[u8], mut at: usize) -> usize {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGH: u64 = ONES << 7;
+    // A byte of `x` is zero: `(x - 1) & !x` has its high bit set there.
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x;
+    while let Some(word) = bytes.get(at..at + 8) {
+        let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        let control = word.wrapping_sub(ONES * 0x20) & !word;
+        let quote = zero(word ^ (ONES * u64::from(b'"')));
+        let backslash = zero(word ^ (ONES * u64::from(b'\\')));
+        let found = (control | quote | backslash) & HIGH;
+        if found != 0 {
+            return at + (found.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    at
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,6 +238,20 @@ mod tests {
             ]
             .map(String::from),
         );
+        // Each escaped byte, and bytes on either side of the ones tested
+        // for (`0x1f`, `0x20`, `!`, `#`, `[`, `]`, `0x7f`, a multi-byte
+        // character), at every offset of a text longer than a word.
+        for special in [
+            "\u{0}", "\u{1f}", "\n", "\"", "\\", " ", "!", "#", "[", "]", "\u{7f}", "é",
+        ] {
+            for at in 0..20 {
+                let mut text = "abcdefghijklmnopqrstuvwx".to_owned();
+                text.insert_str(at, special);
+                samples.push(text.clone());
+                text.insert(at / 2, '\t');
+                samples.push(text);
+            }
+        }
         for content in &samples {
             let mut out = String::from("x");
             let mut verbatim = Vec::new();
