@@ -285,7 +285,7 @@ impl Builtin {
     /// The end of the piece of `text` that starts at `start` (where the
     /// split arrived), and how many bytes after it the split read to end it
     /// ([`UNKNOWN`] when it read to the end of the text).
-    #[inline]
+    #[inline(always)]
     fn next_piece(&self, cache: &mut Cache, text: &str, start: usize) -> (usize, usize) {
         let Some((found, pattern, read)) = self.piece_end(cache, text.as_bytes(), start) else {
             // Every character matches `\s+` or one of the other
