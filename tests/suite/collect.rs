@@ -1217,7 +1217,11 @@ fn five_thousand_files_pack_in_one_command_without_raising_limits() {
     let run = packer(root, &["collect", "."], b"");
     assert!(
         run.stdout
-            .contains(&format!("https://github.com/o/r/blob/{head}/d00/f0000.rs"))
+            .contains(&format!("https://github.com/o/r/blob/{head}/d00/f0000.rs")),
+        "status {}, stderr {:?}, stdout begins {:?}",
+        run.status,
+        run.stderr,
+        run.stdout.chars().take(300).collect::<String>()
     );
 }
 
