@@ -1,32 +1,24 @@
 //! Builds the built-in encodings' vocabularies into tables that the library
-//! includes as bytes and reads in place, so that no vocabulary is parsed,
-//! decoded or hashed when packer starts.
+//! includes as bytes and reads in place, so that no vocabulary is parsed or
+//! decoded when packer starts (only its hash table is built, see
+//! `src/tokens/tiktoken/vocabulary.rs`).
 //!
 //! The ranks come from tiktoken-rs (OpenAI's published `.tiktoken` files).
 //! Each table is little-endian `u32` words, then bytes:
 //!
-//! - a header: a magic number, the number of rank slots `n`, the number of
-//!   bits `b` of the hash table, and the length of the longest token;
+//! - a header: a magic number, the number of rank slots `n` and the length
+//!   of the longest token;
 //! - `n + 1` offsets: rank `r`'s bytes are `bytes[offsets[r]..offsets[r + 1]]`
 //!   (empty for a rank that is a special token);
-//! - `2^b` slots of an open-addressing hash table (linear probing, at most
-//!   half full): a rank, or `u32::MAX` for an empty slot, found from the
-//!   top `b` bits of [`hash`] of the token's bytes;
 //! - the token bytes, in rank order.
 
 use std::path::PathBuf;
 
-#[path = "src/tokens/tiktoken/vocabulary/hash.rs"]
-mod hash;
-
-use hash::hash;
-
-/// "PKV1", read as a little-endian word.
-const MAGIC: u32 = u32::from_le_bytes(*b"PKV1");
+/// "PKV2", read as a little-endian word.
+const MAGIC: u32 = u32::from_le_bytes(*b"PKV2");
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
-    println!("cargo::rerun-if-changed=src/tokens/tiktoken/vocabulary/hash.rs");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let encodings: [(&str, Load); 4] = [
         ("r50k_base", || {
@@ -78,36 +70,18 @@ fn ranks(core: &tiktoken_rs::CoreBPE) -> Vec<Vec<u8>> {
 }
 
 fn build(tokens: &[Vec<u8>]) -> Vec<u8> {
-    let slots = tokens.len();
-    let mut bits = 1;
-    while (1usize << bits) < 2 * slots {
-        bits += 1;
-    }
-    let mask = (1usize << bits) - 1;
-    let mut table = vec![u32::MAX; 1 << bits];
-    for (rank, token) in tokens.iter().enumerate() {
-        if token.is_empty() {
-            continue;
-        }
-        let mut at = (hash(token) >> (64 - bits)) as usize;
-        while table[at] != u32::MAX {
-            assert_ne!(
-                &tokens[table[at] as usize], token,
-                "a token is listed twice"
-            );
-            at = (at + 1) & mask;
-        }
-        table[at] = rank as u32;
+    let mut seen = std::collections::HashSet::new();
+    for token in tokens.iter().filter(|token| !token.is_empty()) {
+        assert!(seen.insert(token), "a token is listed twice");
     }
     let longest = tokens.iter().map(Vec::len).max().unwrap_or(0);
-    let mut words = vec![MAGIC, slots as u32, bits, longest as u32];
+    let mut words = vec![MAGIC, tokens.len() as u32, longest as u32];
     let mut offset = 0u32;
     words.push(0);
     for token in tokens {
         offset += token.len() as u32;
         words.push(offset);
     }
-    words.extend(&table);
     let mut blob: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     for token in tokens {
         blob.extend(token);

@@ -1,7 +1,8 @@
 //! The built-in encodings' vocabularies, built into the binary by the build
 //! script (see `build.rs` for the layout) and read in place: a token's rank
-//! is found by hashing its bytes into a table of ranks, with no parsing,
-//! decoding or hashing of the vocabulary when packer starts.
+//! is found by hashing its bytes into a table of ranks. Only that table is
+//! built when an encoding is first used (about 200,000 hashes for
+//! `o200k_base`); carrying it in the binary would add 4 MB to it.
 //!
 //! A vocabulary is [`Ranks`]: its pieces are merged by the `bpe` module's
 //! ranked merge, exactly as tiktoken merges them.
@@ -10,25 +11,25 @@ mod hash;
 
 use crate::tokens::bpe::Ranks;
 
-/// "PKV1" as a little-endian word, the first word of every table.
-const MAGIC: u32 = u32::from_le_bytes(*b"PKV1");
-/// The header's words: magic, rank slots, hash bits, longest token.
-const HEADER: usize = 4;
+/// "PKV2" as a little-endian word, the first word of every table.
+const MAGIC: u32 = u32::from_le_bytes(*b"PKV2");
+/// The header's words: magic, rank slots, longest token.
+const HEADER: usize = 3;
 /// An empty slot of the hash table.
 const EMPTY: u32 = u32::MAX;
 
-/// One encoding's vocabulary, borrowed from the binary.
-#[derive(Clone, Copy)]
+/// One encoding's vocabulary: its tokens borrowed from the binary, and an
+/// open-addressing hash table of ranks (linear probing, at most half full)
+/// found from the top `bits` bits of [`hash::hash`] of a token's bytes.
 pub(crate) struct Vocabulary {
     blob: &'static [u8],
     /// Rank slots (ranks that are special tokens have no bytes).
     slots: usize,
     bits: u32,
     longest: usize,
-    /// Where the hash table's words start.
-    table: usize,
     /// Where the token bytes start (a byte offset).
     bytes: usize,
+    table: Box<[u32]>,
 }
 
 fn word_at(blob: &[u8], index: usize) -> u32 {
@@ -37,28 +38,42 @@ fn word_at(blob: &[u8], index: usize) -> u32 {
 }
 
 impl Vocabulary {
-    /// Reads a table's header. Panics on a table the build script did not
-    /// make (a build error, not an input error).
+    /// Reads a table's header and hashes its tokens. Panics on a table the
+    /// build script did not make (a build error, not an input error).
     pub(crate) fn new(blob: &'static [u8]) -> Vocabulary {
         assert_eq!(word_at(blob, 0), MAGIC, "a vocabulary table");
         let slots = word_at(blob, 1) as usize;
-        let bits = word_at(blob, 2);
-        let longest = word_at(blob, 3) as usize;
-        let table = HEADER + slots + 1;
-        let bytes = 4 * (table + (1 << bits));
-        let vocabulary = Vocabulary {
+        let longest = word_at(blob, 2) as usize;
+        let bytes = 4 * (HEADER + slots + 1);
+        let mut bits = 1;
+        while (1usize << bits) < 2 * slots {
+            bits += 1;
+        }
+        let mut vocabulary = Vocabulary {
             blob,
             slots,
             bits,
             longest,
-            table,
             bytes,
+            table: vec![EMPTY; 1 << bits].into_boxed_slice(),
         };
         assert_eq!(
             bytes + vocabulary.word(HEADER + slots) as usize,
             blob.len(),
             "a whole vocabulary table"
         );
+        let mask = (1usize << bits) - 1;
+        for rank in 0..slots as u32 {
+            let token = vocabulary.token(rank);
+            if token.is_empty() {
+                continue;
+            }
+            let mut at = (hash::hash(token) >> (64 - bits)) as usize;
+            while vocabulary.table[at] != EMPTY {
+                at = (at + 1) & mask;
+            }
+            vocabulary.table[at] = rank;
+        }
         vocabulary
     }
 
@@ -89,7 +104,7 @@ impl Vocabulary {
         let mask = (1usize << self.bits) - 1;
         let mut at = (hash::hash(bytes) >> (64 - self.bits)) as usize;
         loop {
-            let rank = self.word(self.table + at);
+            let rank = self.table[at];
             if rank == EMPTY {
                 return None;
             }

@@ -1,12 +1,9 @@
 //! The hash of a token's bytes in the built-in vocabularies' tables.
-//!
-//! The build script builds each table with this function and the library
-//! looks tokens up with it, so both include this one file.
 
 /// A 64-bit hash of `bytes`: eight bytes at a time, each word mixed in with
 /// a rotate, an xor and a multiplication (FxHash's step); the length is the
 /// seed, so that the zero padding of the last word cannot collide.
-pub fn hash(bytes: &[u8]) -> u64 {
+pub(crate) fn hash(bytes: &[u8]) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     let mut hash = (bytes.len() as u64).wrapping_mul(K);
     let mut chunks = bytes.chunks_exact(8);
