@@ -1,8 +1,9 @@
 """Checks packer's counts against Hugging Face `tokenizers` for any
 tokenizer.json files (held-out families: fetch.sh --held-out), on every text
 of texts.py and on each text wrapped in packer's JSON envelope via `packer
-pack`. Prints one line per file: how many texts agree, or that packer
-refused the file (with its message).
+pack`. Prints one line per file: how many texts and packed payloads agree
+(and how many packs packer refused as unsupported), or that packer refused
+the file (with its message).
 
 Usage: python3 scripts/hf-reference/check-files.py PACKER-BINARY FILE...
 """
@@ -30,6 +31,7 @@ def main():
             print(f"{path}: refused: {probe.stderr.decode().strip()}")
             continue
         agree, differ = 0, []
+        packed_agree, packed_refused = 0, 0
         for name, text in cases:
             want = count(text)
             got = subprocess.run([packer, "count", "--tokenizer", path], input=text.encode(), capture_output=True)
@@ -48,13 +50,20 @@ def main():
                 # was not shown exact for (several split stages, ...).
                 if b"error[unsupported-tokenizer]" not in packed.stderr:
                     differ.append(f"{name} (packed): {packed.stderr.decode().strip()}")
+                else:
+                    packed_refused += 1
                 continue
             result = json.loads(packed.stdout)
             want = count(result["payloadText"])
             if result["usedTokens"] != want:
                 differ.append(f"{name} (packed): packer {result['usedTokens']} reference {want}")
+            else:
+                packed_agree += 1
         failed |= bool(differ)
-        print(f"{path}: {agree}/{len(cases)} texts agree; {len(differ)} differences")
+        print(
+            f"{path}: {agree}/{len(cases)} texts agree, {packed_agree}/{len(cases)} packed payloads agree"
+            f" ({packed_refused} packs refused as unsupported); {len(differ)} differences"
+        )
         for line in differ:
             print(f"  {line}")
     sys.exit(1 if failed else 0)

