@@ -95,7 +95,7 @@ def pack(
     ``excerpt_query`` (with ``excerpt_context``, ``excerpt_max_chars``);
     ``outline`` (outlines of the source files that do not fit whole, by the
     id's extension; with ``outline_share``, the percentage of the budget
-    whole documents fill first, default 50);
+    whole documents fill first, default 40);
     ``max_input_bytes`` (default 1,048,576, counted on the bytes or the
     serialized dict) and ``max_documents`` (default 100). With
     ``payload=False`` the result omits ``payloadText`` (``--format summary``).

@@ -251,7 +251,7 @@ fn utf8_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
 /// ``excerpt_context``, ``excerpt_max_chars``); ``outline`` (outlines of the
 /// source files that do not fit whole, by the id's extension; with
 /// ``outline_share``, the percentage of the budget whole documents fill
-/// first, default 50); ``max_input_bytes`` (default
+/// first, default 40); ``max_input_bytes`` (default
 /// 1,048,576, counted on the bytes or the serialized dict) and
 /// ``max_documents`` (default 100). With ``payload=False`` the result omits
 /// ``payloadText`` (``--format summary``). With ``windows=True`` every

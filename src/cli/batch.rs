@@ -90,7 +90,7 @@ pub struct BatchArgs {
     pub outline: bool,
 
     /// With --outline: the percentage of the budget whole documents fill
-    /// before the rest go in as outlines [default: 50]
+    /// before the rest go in as outlines [default: 40]
     #[arg(long, value_name = "PERCENT")]
     pub outline_share: Option<u64>,
 }

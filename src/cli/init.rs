@@ -103,7 +103,7 @@ fn starter(dir: &Path) -> String {
          # Outlines (declarations and signatures) of the source files that do not\n\
          # fit whole, once whole files fill outline-share percent of the budget:\n\
          # outline = true\n\
-         # outline-share = 50\n\
+         # outline-share = 40\n\
          \n\
          # Files come README and manifest first, then source, docs, tests, examples,\n\
          # and licences, changelogs and lock files last. Priorities override that\n\

@@ -78,7 +78,7 @@ pub struct PackArgs {
     pub outline: bool,
 
     /// With --outline: the percentage of the budget whole documents fill
-    /// before the rest go in as outlines [default: 50]
+    /// before the rest go in as outlines [default: 40]
     #[arg(long, value_name = "PERCENT")]
     pub outline_share: Option<u64>,
 

@@ -13,6 +13,7 @@ fn main() {
         Some("signatures") => Detail::Signatures,
         Some("public") => Detail::Public,
         Some("heads") => Detail::Heads,
+        Some("first") => Detail::First,
         Some(other) => {
             eprintln!("unknown detail {other}; use full, signatures, public or heads");
             std::process::exit(2);

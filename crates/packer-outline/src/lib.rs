@@ -29,8 +29,11 @@
 //! `class` line rather than its decorator — and no imports (but Rust's
 //! `pub use`), attributes, fields or closing lines; in a file with no
 //! public item (a test file), one line of each item [`Detail::Signatures`]
-//! keeps. Each level keeps a subset of the lines of the level above it
-//! that has an outline.
+//! keeps. [`Detail::First`] keeps one of those lines, the head of the
+//! item that spans the most lines (the first on a tie): the file in view
+//! at the least cost, when there is room for nothing more. Each
+//! level keeps a subset of the lines of the level above it that has an
+//! outline.
 //!
 //! Two rules hold for every language: a run of elided lines whose bytes
 //! are no more than its marker's (a lone `}` or a blank line) is kept
@@ -54,8 +57,11 @@
 //!   up to the colon with their decorators, and the first paragraph of
 //!   their docstrings; classes walked inside (nested functions are not);
 //!   `if`/`try`/`with` at module or class level walked inside, with every
-//!   clause's head when something inside is kept. Public: names without a
-//!   leading underscore, and dunder names.
+//!   clause's head when something inside is kept. Public: assignments to
+//!   names without a leading underscore, and dunder names; every `def` and
+//!   `class` at module and class level, whatever its name, is kept at every
+//!   level (they are a Python outline's index), so [`Detail::First`] keeps
+//!   what [`Detail::Heads`] keeps.
 //! - **JavaScript, TypeScript, TSX**: the file's first comment when it is
 //!   not attached to an item; imports and exports; function heads; classes
 //!   with fields up to their values and method heads; interfaces, type
@@ -152,25 +158,32 @@ pub enum Detail {
     /// per item [`Detail::Signatures`] keeps; no imports, attributes,
     /// fields or closing lines.
     Heads,
+    /// The one line [`Detail::Heads`] keeps of the item that spans the
+    /// most lines (the first such item on a tie): the head of a file's
+    /// main class, type or block of methods. In Python, what
+    /// [`Detail::Heads`] keeps.
+    First,
 }
 
 impl Detail {
     /// Every level, from most to least.
-    pub const ALL: [Detail; 4] = [
+    pub const ALL: [Detail; 5] = [
         Detail::Full,
         Detail::Signatures,
         Detail::Public,
         Detail::Heads,
+        Detail::First,
     ];
 
     /// The level's name in lowercase: `full`, `signatures`, `public`,
-    /// `heads`.
+    /// `heads`, `first`.
     pub fn name(self) -> &'static str {
         match self {
             Detail::Full => "full",
             Detail::Signatures => "signatures",
             Detail::Public => "public",
             Detail::Heads => "heads",
+            Detail::First => "first",
         }
     }
 }
@@ -301,14 +314,47 @@ fn kept_lines(
     let mut indexed = keep::Keep::new(source, Detail::Full, grammar);
     indexed.index(tree.root_node());
     let mut levels = Vec::with_capacity(details.len());
+    // The rows `Detail::Heads` keeps before short gaps are filled, which
+    // `Detail::First` cuts to one.
+    let mut heads_rows: Option<Vec<bool>> = None;
     for &detail in details {
+        if detail == Detail::First {
+            let rows = match heads_rows.take() {
+                Some(rows) => rows,
+                None => heads(&indexed, language, tree.root_node()).rows,
+            };
+            let spans = spans_from_rows(tree.root_node(), rows.len());
+            let mut keep = indexed.fresh(detail);
+            if language == Language::Python {
+                keep.rows = rows;
+                keep.fill_short_gaps();
+                levels.push(keep.ranges());
+                continue;
+            }
+            // The head of the item that spans the most lines, the first
+            // of those on a tie.
+            let mut best: Option<usize> = None;
+            for row in (0..rows.len()).filter(|&row| rows[row]) {
+                if best.is_none_or(|b| spans[row] > spans[b]) {
+                    best = Some(row);
+                }
+            }
+            if let Some(row) = best {
+                keep.rows[row] = true;
+            }
+            keep.fill_short_gaps();
+            levels.push(keep.ranges());
+            continue;
+        }
+        if detail == Detail::Heads {
+            let mut keep = heads(&indexed, language, tree.root_node());
+            heads_rows = Some(keep.rows.clone());
+            keep.fill_short_gaps();
+            levels.push(keep.ranges());
+            continue;
+        }
         let mut keep = indexed.fresh(detail);
         lang::walk(language, &mut keep, tree.root_node());
-        if detail == Detail::Heads && !keep.rows.contains(&true) {
-            keep = indexed.fresh(detail);
-            keep.every_item = true;
-            lang::walk(language, &mut keep, tree.root_node());
-        }
         if detail != Detail::Full {
             keep.drop_comment_lines(tree.root_node());
         }
@@ -316,6 +362,66 @@ fn kept_lines(
         levels.push(keep.ranges());
     }
     Ok(Some(levels))
+}
+
+/// Nodes that wrap items rather than define one (a C++ namespace, an
+/// `extern "C"` block, a Rust or TypeScript inline module): their head line
+/// does not stand for their lines.
+#[cfg(feature = "parser")]
+const WRAPPERS: [&str; 4] = [
+    "namespace_definition",
+    "linkage_specification",
+    "mod_item",
+    "internal_module",
+];
+
+/// For each of a file's `rows` lines, the most lines spanned by a node that
+/// starts on it (the root, [`WRAPPERS`] and their bodies left out): how much of the file
+/// a head line stands for.
+#[cfg(feature = "parser")]
+fn spans_from_rows(root: tree_sitter::Node<'_>, rows: usize) -> Vec<usize> {
+    let mut spans = vec![0; rows];
+    let mut cursor = root.walk();
+    if !cursor.goto_first_child() {
+        return spans;
+    }
+    loop {
+        let node = cursor.node();
+        let (first, last) = (node.start_position().row, keep::end_row(node));
+        let wraps = |node: tree_sitter::Node<'_>| WRAPPERS.contains(&node.kind());
+        if wraps(node) || node.parent().is_some_and(wraps) {
+            // Neither a wrapper nor its body stands for its lines.
+        } else if let Some(span) = spans.get_mut(first) {
+            *span = (*span).max(last.max(first) + 1 - first);
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() || cursor.node() == root {
+                return spans;
+            }
+        }
+    }
+}
+
+/// The lines [`Detail::Heads`] keeps, before short gaps are filled: one
+/// line of each public item, or of every item when there is none.
+#[cfg(feature = "parser")]
+fn heads<'a>(
+    indexed: &keep::Keep<'a>,
+    language: Language,
+    root: tree_sitter::Node<'_>,
+) -> keep::Keep<'a> {
+    let mut keep = indexed.fresh(Detail::Heads);
+    lang::walk(language, &mut keep, root);
+    if !keep.rows.contains(&true) {
+        keep = indexed.fresh(Detail::Heads);
+        keep.every_item = true;
+        lang::walk(language, &mut keep, root);
+    }
+    keep.drop_comment_lines(root);
+    keep
 }
 
 /// Without any grammar compiled in, no language gets an outline.

@@ -297,3 +297,24 @@ fn heads_keep_one_line_per_item_and_fall_back_to_every_item() {
         .unwrap();
     assert_eq!(heads.content, "⋮ 3\ndef name(self):\n⋮ 1\n");
 }
+
+#[test]
+fn first_keeps_the_first_line_heads_keeps() {
+    let library = "use std::fmt;\n\n/// Docs.\n#[derive(Debug)]\npub struct Pair {\n    pub a: u8,\n}\n\npub fn make() -> Pair {\n    Pair { a: 1 }\n}\n";
+    let heads = outline(Language::Rust, library, Detail::Heads)
+        .unwrap()
+        .unwrap();
+    assert_eq!(heads.lines_label(), "5,9");
+    let first = outline(Language::Rust, library, Detail::First)
+        .unwrap()
+        .unwrap();
+    assert_eq!(first.lines_label(), "5");
+    assert_eq!(first.content, "⋮ 4\npub struct Pair {\n⋮ 6\n");
+    // Without a public item, the first of every item's lines.
+    let tests =
+        "use std::io;\n\n#[test]\nfn reads() {\n    io::stdin();\n}\n\n#[test]\nfn writes() {}\n";
+    let first = outline(Language::Rust, tests, Detail::First)
+        .unwrap()
+        .unwrap();
+    assert_eq!(first.content, "⋮ 3\nfn reads() {\n⋮ 5\n");
+}

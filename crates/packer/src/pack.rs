@@ -287,7 +287,7 @@ pub struct OutlineOptions {
 }
 
 /// The share of the budget whole documents fill first with `--outline`.
-pub const DEFAULT_OUTLINE_SHARE_PERCENT: u8 = 50;
+pub const DEFAULT_OUTLINE_SHARE_PERCENT: u8 = 40;
 
 impl Default for OutlineOptions {
     fn default() -> OutlineOptions {

@@ -101,12 +101,8 @@ fn definition(keep: &mut Keep<'_>, outer: Node<'_>, node: Node<'_>) -> bool {
             None => false,
         };
     }
-    let name = node
-        .child_by_field_name("name")
-        .map_or("", |name| keep.text(name));
-    if keep.public_only() && !is_public_name(name) {
-        return false;
-    }
+    // Every `def` and `class` at module and class level is kept at every
+    // level, `_`-prefixed ones too: they are a Python outline's index.
     let body = node.child_by_field_name("body");
     header(keep, outer, node, body);
     if let Some(body) = body {

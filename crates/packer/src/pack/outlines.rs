@@ -12,7 +12,7 @@
 //! 2. **Every file in view.** Each waiting document in a language with a
 //!    grammar, the smallest files first (ties in the policy's order), goes
 //!    in as its briefest outline (the last level of detail that keeps
-//!    anything: `heads`, `public`, `signatures` or `full`; see
+//!    anything: `first`, `heads`, `public`, `signatures` or `full`; see
 //!    `packer_outline::Detail`) when the payload with it fits the budget.
 //!    Files are parsed [`BATCH`] at a time on every core, and only until
 //!    [`MISSES`] outlines in a row have not fitted: the rest are not
