@@ -1278,7 +1278,13 @@ proptest! {
         }
         for &index in &windows.skipped {
             let decision = windows.decisions[index];
-            prop_assert!(decision.needed_tokens > decision.free_tokens as i64);
+            prop_assert!(
+                decision.needed_tokens > decision.free_tokens as i64,
+                "document {} skipped with {:?}; windows {:?}",
+                index,
+                decision,
+                windows.windows.iter().map(|w| (&w.order, w.used_tokens, &w.payload_text)).collect::<Vec<_>>()
+            );
         }
     }
 }

@@ -124,6 +124,10 @@ const MOST_BOUNDS_TRIED: usize = 16;
 /// grows (see [`tiktoken_windows`]).
 const SETTLING_ROUNDS: usize = 6;
 
+/// At most this many rounds find the skipped documents with notes (see
+/// [`settle_the_skipped`]); the set stops changing after one or two.
+const SKIPPED_ROUNDS: usize = 32;
+
 /// The result of packing into windows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Windows {
@@ -419,8 +423,11 @@ fn derive_the_too_big(
 /// windows as there are documents; each is listed in every note as not
 /// fitting, the others as in another window. Since a document's reason is
 /// part of the other windows' notes, the set is found again with the
-/// reasons it gives until it no longer grows. The layout with those notes,
-/// and the skipped documents in input order.
+/// reasons it gives until it no longer changes: a document may fit once
+/// another one's reason is `whole-document-does-not-fit` (fewer tokens
+/// than `in-another-window` in some tokenizers), so the set can shrink as
+/// well as grow. The layout with those notes, and the skipped documents in
+/// input order.
 fn settle_the_skipped(
     documents: &[Document],
     mut layout: Envelopes,
@@ -430,6 +437,7 @@ fn settle_the_skipped(
 ) -> (Envelopes, Vec<usize>) {
     let count = documents.len().max(1);
     let mut skipped = vec![false; documents.len()];
+    let mut rounds = 0;
     loop {
         let labels = Labels::new(&layout);
         let room = (available as usize).saturating_sub(labels.widest(count));
@@ -451,23 +459,26 @@ fn settle_the_skipped(
                 .map(|index| base.total_with(index) <= room)
                 .collect()
         };
-        let mut grew = false;
-        for index in 0..documents.len() {
-            if !documents[index].required && !fits[index] && !skipped[index] {
-                skipped[index] = true;
-                grew = true;
-            }
-        }
-        if !grew {
+        let now: Vec<bool> = (0..documents.len())
+            .map(|index| !documents[index].required && !fits[index])
+            .collect();
+        if now == skipped || rounds == SKIPPED_ROUNDS {
             break;
         }
+        rounds += 1;
         let (maker, entries, omitted) = layout.into_parts();
         let mut omitted = omitted.expect("notes");
         for (index, document) in documents.iter().enumerate() {
-            if skipped[index] {
-                omitted[index] = maker.omitted_because(document, Omission::DoesNotFit);
+            if now[index] != skipped[index] {
+                let reason = if now[index] {
+                    Omission::DoesNotFit
+                } else {
+                    Omission::InAnotherWindow
+                };
+                omitted[index] = maker.omitted_because(document, reason);
             }
         }
+        skipped = now;
         layout = Envelopes::new(maker, entries, Some(omitted));
     }
     let skipped = (0..documents.len()).filter(|&i| skipped[i]).collect();
@@ -1726,7 +1737,18 @@ fn whole_windows(context: &Context<'_>) -> Result<Windows, Failure> {
                 placement[index] = Some(b + 1);
             }
         }
-        decide_required_and_skipped(context, slack, &mut decisions, &skipped, count_labelled);
+        if context.skipped.is_some() {
+            // With notes, a skipped document was found not to fit in a
+            // window labelled `n of n`, n the number of documents (see
+            // `settle_the_skipped`): its numbers are that window's.
+            let widest = documents.max(1);
+            decide_required_and_skipped(context, slack, &mut decisions, &skipped, |order| {
+                let text = layout.render(order);
+                counter.count(&labelled(envelope, &text, widest, widest))
+            });
+        } else {
+            decide_required_and_skipped(context, slack, &mut decisions, &skipped, count_labelled);
+        }
         return Ok(Windows {
             available_tokens: available,
             optimal: windows.len() <= 1,
