@@ -422,14 +422,23 @@ impl Repository {
 fn plain_tree(dir: &Path) -> bool {
     let mut stack = vec![dir.to_path_buf()];
     let mut seen = 0usize;
+    // An entry that is gone by the time it is read was removed by Git
+    // itself (a `git gc --auto` that a commit started in the background
+    // packs loose objects and removes their emptied directories): it is
+    // skipped, not taken for a sign of a link.
+    let gone = |error: &std::io::Error| error.kind() == std::io::ErrorKind::NotFound;
     while let Some(dir) = stack.pop() {
-        let Ok(entries) = fs::read_dir(&dir) else {
-            return false;
+        let entries = match fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(error) if gone(&error) && seen > 0 => continue,
+            Err(_) => return false,
         };
         for entry in entries {
             let Ok(entry) = entry else { return false };
-            let Ok(kind) = entry.file_type() else {
-                return false;
+            let kind = match entry.file_type() {
+                Ok(kind) => kind,
+                Err(error) if gone(&error) => continue,
+                Err(_) => return false,
             };
             seen += 1;
             if seen > MAX_OBJECT_ENTRIES {
