@@ -10,13 +10,15 @@
 //!    payload with it stays within `--outline-share` percent of the budget;
 //!    the others wait.
 //! 2. **Every file in view.** Each waiting document in a language with a
-//!    grammar, the smallest files first (ties in the policy's order), goes
-//!    in as its briefest outline (the last level of detail that keeps
-//!    anything: `first`, `heads`, `public`, `signatures` or `full`; see
-//!    `packer_outline::Detail`) when the payload with it fits the budget.
-//!    Files are parsed [`BATCH`] at a time on every core, and only until
-//!    [`MISSES`] outlines in a row have not fitted: the rest are not
-//!    parsed at all, which keeps a tree far larger than the budget cheap.
+//!    grammar goes in as its briefest outline (the last level of detail
+//!    that keeps anything: `first`, `heads`, `public`, `signatures` or
+//!    `full`; see `packer_outline::Detail`) when the payload with it fits
+//!    the budget, the smallest outlines first when those files hold at
+//!    most [`EAGER_BYTES`] (all parsed at once, on every core), else the
+//!    smallest files first, parsed [`BATCH`] at a time (ties in the
+//!    policy's order); either way only until [`MISSES`] outlines in a row
+//!    have not fitted, so the rest of a tree far larger than the budget is
+//!    not parsed at all.
 //! 3. **Fuller outlines.** Each outlined document, in order, is sent as its
 //!    fullest outline that still fits instead.
 //! 4. **Whole, while room remains.** Each waiting document, in order, goes
@@ -75,6 +77,13 @@ enum Pick {
 
 /// How many documents are outlined at once (on every core) in pass 2.
 const BATCH: usize = 64;
+
+/// When the waiting files in a language with a grammar hold at most this
+/// many bytes, pass 2 parses them all first and tries their briefest
+/// outlines smallest first (by exact tokens); a larger tree is parsed
+/// [`BATCH`] files at a time, the smallest files first, and only as far as
+/// pass 2 goes.
+const EAGER_BYTES: usize = 8 << 20;
 
 /// Pass 2 stops after this many outlines in a row that do not fit.
 pub(super) const MISSES: usize = 64;
@@ -137,25 +146,48 @@ impl Selector<'_> {
         }
         let mut made: HashMap<usize, Made> = HashMap::new();
         let mut misses = 0;
-        'batches: for batch in candidates.chunks(BATCH) {
-            for (&index, outcome) in batch.iter().zip(self.make_outlines(batch, Pick::Briefest)) {
-                if misses >= MISSES {
-                    break 'batches;
-                }
-                let Some(mut outcome) = self.outlined(index, outcome) else {
-                    continue;
+        let bytes: usize = match &self.outlines {
+            Some(outlining) => candidates
+                .iter()
+                .map(|&index| outlining.documents[index].content.len())
+                .sum(),
+            None => 0,
+        };
+        if bytes <= EAGER_BYTES {
+            // Every candidate parsed at once, the briefest outlines'
+            // entries smallest first (by their exact tokens).
+            let outcomes = self.make_outlines(&candidates, Pick::Briefest);
+            let mut all: Vec<(usize, usize, Result<Made, String>)> = candidates
+                .iter()
+                .copied()
+                .enumerate()
+                .zip(outcomes)
+                .map(|((place, index), outcome)| (place, index, outcome))
+                .collect();
+            all.sort_by_key(|(place, _, outcome)| {
+                let tokens = match outcome {
+                    Ok(Made {
+                        entry: Some(entry), ..
+                    }) => entry.counts().next,
+                    _ => usize::MAX,
                 };
-                if let (Some(entry), Some((_, outline))) =
-                    (outcome.entry.take(), outcome.levels.last())
-                {
-                    let position = self.ranked_place(index);
-                    if self.try_entry_at(index, entry, position, outline) {
-                        misses = 0;
-                    } else {
-                        misses += 1;
-                    }
+                (tokens, *place)
+            });
+            for (_, index, outcome) in all {
+                if misses >= MISSES {
+                    break;
                 }
-                made.insert(index, outcome);
+                self.try_briefest(index, outcome, &mut misses, &mut made);
+            }
+        } else {
+            'batches: for batch in candidates.chunks(BATCH) {
+                for (&index, outcome) in batch.iter().zip(self.make_outlines(batch, Pick::Briefest))
+                {
+                    if misses >= MISSES {
+                        break 'batches;
+                    }
+                    self.try_briefest(index, outcome, &mut misses, &mut made);
+                }
             }
         }
         // Fuller outlines, in order (their entries written on every core).
@@ -211,6 +243,30 @@ impl Selector<'_> {
                 }
             }
         }
+    }
+
+    /// Pass 2's trial of document `index` as its briefest outline (made
+    /// in `outcome`), counting `misses` in a row; what was made is kept in
+    /// `made` for pass 3.
+    fn try_briefest(
+        &mut self,
+        index: usize,
+        outcome: Result<Made, String>,
+        misses: &mut usize,
+        made: &mut HashMap<usize, Made>,
+    ) {
+        let Some(mut outcome) = self.outlined(index, outcome) else {
+            return;
+        };
+        if let (Some(entry), Some((_, outline))) = (outcome.entry.take(), outcome.levels.last()) {
+            let position = self.ranked_place(index);
+            if self.try_entry_at(index, entry, position, outline) {
+                *misses = 0;
+            } else {
+                *misses += 1;
+            }
+        }
+        made.insert(index, outcome);
     }
 
     /// With `--outline` under `max-fill`: tries each of `left_out` (input
