@@ -323,23 +323,10 @@ fn kept_lines(
                 Some(rows) => rows,
                 None => heads(&indexed, language, tree.root_node()).rows,
             };
-            let spans = spans_from_rows(tree.root_node(), rows.len());
             let mut keep = indexed.fresh(detail);
             if language == Language::Python {
                 keep.rows = rows;
-                keep.fill_short_gaps();
-                levels.push(keep.ranges());
-                continue;
-            }
-            // The head of the item that spans the most lines, the first
-            // of those on a tie.
-            let mut best: Option<usize> = None;
-            for row in (0..rows.len()).filter(|&row| rows[row]) {
-                if best.is_none_or(|b| spans[row] > spans[b]) {
-                    best = Some(row);
-                }
-            }
-            if let Some(row) = best {
+            } else if let Some(row) = largest_head(tree.root_node(), &rows) {
                 keep.rows[row] = true;
             }
             keep.fill_short_gaps();
@@ -375,9 +362,19 @@ const WRAPPERS: [&str; 4] = [
     "internal_module",
 ];
 
+/// Of the kept `rows`, the head of the item that spans the most lines (the
+/// first of those on a tie).
+#[cfg(feature = "parser")]
+fn largest_head(root: tree_sitter::Node<'_>, rows: &[bool]) -> Option<usize> {
+    let spans = spans_from_rows(root, rows.len());
+    (0..rows.len())
+        .filter(|&row| rows[row])
+        .min_by_key(|&row| (std::cmp::Reverse(spans[row]), row))
+}
+
 /// For each of a file's `rows` lines, the most lines spanned by a node that
-/// starts on it (the root, [`WRAPPERS`] and their bodies left out): how much of the file
-/// a head line stands for.
+/// starts on it (the root, [`WRAPPERS`] and their bodies left out): how
+/// much of the file a head line stands for.
 #[cfg(feature = "parser")]
 fn spans_from_rows(root: tree_sitter::Node<'_>, rows: usize) -> Vec<usize> {
     let mut spans = vec![0; rows];
