@@ -1639,11 +1639,11 @@ fn whole_windows(context: &Context<'_>) -> Result<Windows, Failure> {
     let mut guess = estimate;
     let mut slack = 0usize;
     for _ in 0..8 {
-        // The whole count of the window of `order` labelled `guess of guess`.
-        let count_labelled = |order: &[usize]| -> usize {
-            let text = layout.render(order);
-            counter.count(&labelled(envelope, &text, guess, guess))
+        // The whole count of the window of `order` labelled `n of n`.
+        let count_as = |order: &[usize], n: usize| -> usize {
+            counter.count(&labelled(envelope, &layout.render(order), n, n))
         };
+        let count_labelled = |order: &[usize]| count_as(order, guess);
         check_required(context, slack, count_labelled)?;
         let limit = available.saturating_sub(slack as u64) as usize;
         let numbers: Vec<(usize, usize)> = (0..documents)
@@ -1737,18 +1737,17 @@ fn whole_windows(context: &Context<'_>) -> Result<Windows, Failure> {
                 placement[index] = Some(b + 1);
             }
         }
-        if context.skipped.is_some() {
-            // With notes, a skipped document was found not to fit in a
-            // window labelled `n of n`, n the number of documents (see
-            // `settle_the_skipped`): its numbers are that window's.
-            let widest = documents.max(1);
-            decide_required_and_skipped(context, slack, &mut decisions, &skipped, |order| {
-                let text = layout.render(order);
-                counter.count(&labelled(envelope, &text, widest, widest))
-            });
+        // With notes, a skipped document was found not to fit in a window
+        // labelled `n of n`, n the number of documents (see
+        // `settle_the_skipped`): its numbers are that window's.
+        let label = if context.skipped.is_some() {
+            documents.max(1)
         } else {
-            decide_required_and_skipped(context, slack, &mut decisions, &skipped, count_labelled);
-        }
+            guess
+        };
+        decide_required_and_skipped(context, slack, &mut decisions, &skipped, |order| {
+            count_as(order, label)
+        });
         return Ok(Windows {
             available_tokens: available,
             optimal: windows.len() <= 1,
