@@ -1296,7 +1296,7 @@ fn links_are_named_and_the_biggest_package_comes_first() {
     assert_eq!(run.status, 0);
     assert_eq!(
         run.stderr,
-        "skipped README.md: not a regular file (a symbolic link is not followed)\n"
+        "skipped README.md: not a regular file (symbolic links, FIFOs and devices are not read)\n"
     );
 }
 

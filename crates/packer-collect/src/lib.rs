@@ -130,7 +130,9 @@ impl SkipReason {
             }
             SkipReason::Unreadable => "cannot be read",
             SkipReason::Missing => "does not exist",
-            SkipReason::NotAFile => "not a regular file (a symbolic link is not followed)",
+            SkipReason::NotAFile => {
+                "not a regular file (symbolic links, FIFOs and devices are not read)"
+            }
             SkipReason::OutsideDirectory => "outside the directory",
             SkipReason::GitInternal => "inside .git (never collected)",
             SkipReason::Hidden => "hidden (pass --hidden to collect it)",
