@@ -1,43 +1,26 @@
-//! Hugging Face `tokenizer.json` with a BPE model, over bytes or over
-//! characters, a WordPiece model or a Unigram model.
+//! Hugging Face `tokenizer.json`: the normalizer, pre-tokenizers and added
+//! tokens every model family shares, and one module per family, listed in
+//! [`MODELS`] (BPE over bytes or over characters, WordPiece, Unigram, ...).
+//! Each family's module says what it accepts around its model (its
+//! `check`) and what in the model it refuses; a family is added as one
+//! module and one line in [`MODELS`].
 //!
 //! # What is accepted
 //!
-//! - A `BPE` model over bytes: a `ByteLevel` pre-tokenizer last (with or
-//!   without its own regex and prefix space), before it any number of
-//!   `Split` (regex or literal, every behaviour, `invert`) and `Digits`
-//!   pre-tokenizers, nested `Sequence`s flattened (Llama 3, Qwen, DeepSeek,
-//!   OLMo, GPT-4o converted).
-//! - A `BPE` model over characters, as SentencePiece conversions write it
-//!   (Llama 2, Mistral 7B, Gemma; SPEC §2.2.1): no `ByteLevel`; `Split`,
-//!   `Digits` and `Metaspace` pre-tokenizers (every `prepend_scheme`, `split`
-//!   true or false) or none (then a text is one word); each character is its
-//!   token, or its bytes' `<0xNN>` tokens with `byte_fallback`, or the
-//!   `unk_token` (consecutive ones fused with `fuse_unk`), then merged as
-//!   listed (the `model` module).
 //! - Normalizers: none, `NFC`, `NFKC`, `NFKD`, `Prepend`, `Replace` with a
-//!   literal pattern, `Strip`, and `Sequence`s of them (NFC only alone or
-//!   with NFC).
-//! - `ignore_merges` as the file says. The BPE loop is the reference's own
-//!   (see the `merge` module), so no assumption about the order of the
-//!   vocabulary is needed.
-//! - A `WordPiece` model (BERT, MiniLM, bge, e5; SPEC §2.2.1; the
-//!   `wordpiece` module): greedy longest match first with the
-//!   `continuing_subword_prefix`, a word with no match or over
-//!   `max_input_chars_per_word` characters one `unk_token`. With it, and
-//!   only with it (no reference counts were made for BPE files with them):
-//!   the `BertNormalizer` (`clean_text`, `handle_chinese_chars`,
-//!   `strip_accents`, unset following `lowercase`, `lowercase`),
-//!   `Lowercase`, `NFD` and `StripAccents` normalizers, and the
-//!   `BertPreTokenizer`, `WhitespaceSplit` and `Whitespace` pre-tokenizers,
-//!   in `Sequence`s with the others above (not `ByteLevel` or `Metaspace`).
-//!   Their character tables are the reference's (the `bert` module).
-//! - A `Unigram` model (SentencePiece's unigram model: T5, ALBERT, XLNet,
-//!   multilingual conversions; the `unigram` module): the reference's
-//!   Viterbi search over the scores, unknown characters at the lowest score
-//!   less 10 and fused, `byte_fallback` to `<0xNN>` tokens. With it: the
-//!   `Lowercase` normalizer beside those above, and the `Metaspace`,
-//!   `Split`, `Digits`, `WhitespaceSplit` and `Whitespace` pre-tokenizers.
+//!   literal pattern, `Strip`, the `BertNormalizer` (`clean_text`,
+//!   `handle_chinese_chars`, `strip_accents`, unset following `lowercase`,
+//!   `lowercase`), `Lowercase`, `NFD` and `StripAccents`, and `Sequence`s of
+//!   them (NFC only alone or with NFC). Their character tables are the
+//!   reference's (the `bert` module).
+//! - Pre-tokenizers: a `ByteLevel` last (with or without its own regex and
+//!   prefix space; its pieces are counted over their bytes), `Split` (regex
+//!   or literal, every behaviour, `invert`), `Digits`, `Metaspace` (every
+//!   `prepend_scheme`, `split` true or false), `BertPreTokenizer`,
+//!   `WhitespaceSplit` and `Whitespace`, nested `Sequence`s flattened, or
+//!   none (then a text is one word).
+//! - Models: the families of [`MODELS`], each with the normalizers and
+//!   pre-tokenizers its module's `check` lets through.
 //!
 //! NFC, NFKC and NFKD are the reference's own: the tables of
 //! `unicode-normalization-alignments` (Unicode 9.0.0), which `tokenizers`
@@ -51,8 +34,7 @@
 //!
 //! Packing counts entry by entry only for byte-level files with one
 //! tiktoken-family split and no normalizer but NFC ([`Splitting::Tiktoken`]);
-//! every other file (WordPiece and Unigram files among them) packs by
-//! counting each candidate payload whole.
+//! every other file packs by counting each candidate payload whole.
 //!
 //! The post-processor (BERT's `[CLS]` and `[SEP]`), the decoder, and the
 //! file's `truncation` and `padding` are not consulted: a count is the
@@ -61,26 +43,20 @@
 //!
 //! # What is refused, and why
 //!
-//! Everything else is `unsupported-tokenizer`, naming the component:
-//! WordLevel models, byte-level BPE with `byte_fallback`, BPE with subword
-//! prefixes and suffixes, dropout, other normalizers (`Precompiled`, the
-//! SentencePiece character map of T5 and XLM-R; `Replace` with a regex,
-//! NFC in a `Sequence` with others, the WordPiece normalizers with a BPE
-//! model, `BertNormalizer`, `NFD` and `StripAccents` with a Unigram
-//! model), other pre-tokenizers (the WordPiece ones with a BPE model,
-//! `ByteLevel` and `Metaspace` with a WordPiece model, `ByteLevel` and
-//! `BertPreTokenizer` with a Unigram model), `Metaspace` with `ByteLevel`
-//! or with the `first`
+//! Everything else is `unsupported-tokenizer`, naming the component: a
+//! model type no family counts, what a family's module refuses (no
+//! reference counts were made for it, or packer cannot count it exactly),
+//! other normalizers (`Precompiled`, the SentencePiece character map of T5
+//! and XLM-R; `Replace` with a regex, NFC in a `Sequence` with others),
+//! other pre-tokenizers, `Metaspace` with `ByteLevel` or with the `first`
 //! scheme after another pre-tokenizer, and split patterns that packer's
-//! regex engine cannot run exactly (see the `pretokenize` module). A
-//! WordPiece file whose `unk_token` is not in its vocabulary, and a Unigram
-//! file without an `unk_id` in its vocabulary, are `invalid-tokenizer`
-//! (the reference fails on every word it cannot cut, every character it has
-//! no token for).
+//! regex engine cannot run exactly (see the `pretokenize` module). A model
+//! the reference itself would fail with on some text is `invalid-tokenizer`
+//! (each family's module says which).
 
 mod added;
 mod bert;
-mod model;
+mod bpe;
 mod pipeline;
 mod unigram;
 mod vocab;
@@ -103,25 +79,48 @@ use super::{Engine, Splitting, Stretch};
 use crate::error::Error;
 use crate::tokens::bpe::{Pieces, with_state};
 use added::{Added, AddedToken, Split};
-use model::Model;
 use pipeline::{Norm, PreTokenizer, parse_normalizer, parse_pre_tokenizer};
-use unigram::Unigram;
-use wordpiece::WordPiece;
 
 /// The family of files with a `model` (see [`Family`](super::file::Family)).
 pub(super) fn read(top: &TopLevel) -> Option<Result<Box<dyn Engine>, Error>> {
     let model = top.model?;
-    let engine = hugging_face(
+    Some(hugging_face(
         model,
         top.normalizer.as_ref(),
         top.pre_tokenizer.as_ref(),
         top.added_tokens,
-    );
-    Some(engine.map(|engine| Box::new(engine) as Box<dyn Engine>))
+    ))
 }
 
-/// The file formats, for messages.
-const KNOWN_MODELS: [&str; 4] = ["BPE", "WordPiece", "WordLevel", "Unigram"];
+/// The model families counted, one module each: a model's `type` is
+/// looked up here.
+const MODELS: &[Family] = &[bpe::FAMILY, wordpiece::FAMILY, unigram::FAMILY];
+
+/// One model family: its type, what it refuses around it, how it is read.
+pub(super) struct Family {
+    /// The model's `type` in the file.
+    name: &'static str,
+    /// Refuses normalizers and pre-tokenizers this family is not counted
+    /// with (no reference counts were made for them).
+    check: fn(&Pipeline<'_>) -> Result<(), Error>,
+    /// Reads the model and builds the engine on the pipeline
+    /// ([`Pipeline::engine`]).
+    build: fn(&RawValue, Pipeline<'_>) -> Built,
+}
+
+/// An engine built, or why not.
+type Built = Result<Box<dyn Engine>, Error>;
+
+/// A family's model: the tokens of one piece the pre-tokenizer cut (never
+/// empty). Called once per piece not yet counted, so statically: the
+/// engine is generic over it and one dynamic call is made per text.
+pub(super) trait PieceModel: Send + Sync + 'static {
+    /// The tokens of `piece` (a `str`'s bytes).
+    fn count(&self, piece: &[u8]) -> usize;
+}
+
+/// The reference's model types, to name an unsupported one in a message.
+const REFERENCE_MODELS: [&str; 4] = ["BPE", "WordPiece", "WordLevel", "Unigram"];
 
 /// The name of a component type for a message: the type itself when it is
 /// one of the reference's names, otherwise a neutral description (the
@@ -140,12 +139,13 @@ struct ModelType<'a> {
     kind: Option<Cow<'a, str>>,
 }
 
-/// A loaded `tokenizer.json`: normalization, pre-tokenizer stages and BPE.
-struct HuggingFace {
+/// A loaded `tokenizer.json`: normalization, pre-tokenizer stages and the
+/// model.
+struct HuggingFace<M> {
     /// The normalizer's steps, in order.
     normalizer: Vec<Norm>,
     stages: Vec<Stage>,
-    bpe: Model,
+    model: M,
     splitting: Splitting,
     /// The file's added tokens, if it has any.
     added: Option<Added>,
@@ -182,7 +182,7 @@ fn nfc(text: &str) -> Cow<'_, str> {
     }
 }
 
-impl HuggingFace {
+impl<M: PieceModel> HuggingFace<M> {
     /// Runs `f` with this thread's search caches (one per split stage) and
     /// piece counts.
     fn with_state<R>(&self, f: impl FnOnce(&mut Vec<Cache>, &mut Pieces) -> R) -> R {
@@ -293,7 +293,7 @@ impl HuggingFace {
         let mut count = 0;
         self.run_stages(0, caches, text, origin, &mut |piece: &str| {
             if !piece.is_empty() {
-                count += pieces.tokens(piece, |piece| self.bpe.count(piece));
+                count += pieces.tokens(piece, |piece| self.model.count(piece));
             }
         });
         count
@@ -394,7 +394,7 @@ impl HuggingFace {
     }
 }
 
-impl Engine for HuggingFace {
+impl<M: PieceModel> Engine for HuggingFace<M> {
     fn count(&self, text: &str) -> usize {
         let Some(added) = self.added.as_ref().filter(|_| self.added_tokens_act(text)) else {
             let (text, origin) = self.normalize_at(text, true);
@@ -432,7 +432,7 @@ impl Engine for HuggingFace {
         };
         self.with_state(|caches, pieces| {
             count_before_piece_at(regex, &mut caches[0], text, offset, |piece| {
-                pieces.tokens(piece, |piece| self.bpe.count(piece))
+                pieces.tokens(piece, |piece| self.model.count(piece))
             })
         })
     }
@@ -562,7 +562,7 @@ impl Engine for HuggingFace {
         self.with_state(|caches, pieces| {
             for_each_piece(regex, &mut caches[0], text, from, |piece| {
                 visit.piece(piece, |piece| {
-                    pieces.tokens(piece, |piece| self.bpe.count(piece))
+                    pieces.tokens(piece, |piece| self.model.count(piece))
                 })
             });
         });
@@ -570,7 +570,7 @@ impl Engine for HuggingFace {
     }
 }
 
-impl HuggingFace {
+impl<M: PieceModel> HuggingFace<M> {
     /// The one tiktoken-family split that counts `text` piece by piece, as
     /// [`Engine::count`] would: `None` unless the pipeline is
     /// [`Splitting::Tiktoken`], its normalizer leaves `text` as it is, and
@@ -597,78 +597,133 @@ impl HuggingFace {
     }
 }
 
-/// The model families counted.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum ModelFamily {
-    Bpe,
-    WordPiece,
-    Unigram,
+/// What a `tokenizer.json` says around its model, read before the model:
+/// its family checks it ([`Family::check`]) and builds its engine on it
+/// ([`Pipeline::engine`]).
+pub(super) struct Pipeline<'a> {
+    normalizer: Vec<Norm>,
+    stages: Vec<Stage>,
+    /// Whether a `ByteLevel` pre-tokenizer ends the stages (its pieces are
+    /// then counted over their bytes).
+    pub(super) byte_level: bool,
+    /// The pre-tokenizers' types, in order.
+    pre_tokenizers: Vec<&'static str>,
+    added_tokens: Option<&'a RawValue>,
 }
 
+impl Pipeline<'_> {
+    /// Refuses the first normalizer step whose type is one of `names`, as
+    /// not counted with a `model` model.
+    pub(super) fn refuse_normalizers(&self, names: &[&str], model: &str) -> Result<(), Error> {
+        match self
+            .normalizer
+            .iter()
+            .find(|step| names.contains(&step.name()))
+        {
+            Some(step) => Err(unsupported(format!(
+                "the {} normalizer with a {model} model",
+                step.name()
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Refuses the first pre-tokenizer whose type is one of `names`, as
+    /// not counted with a `model` model.
+    pub(super) fn refuse_pre_tokenizers(&self, names: &[&str], model: &str) -> Result<(), Error> {
+        match self.pre_tokenizers.iter().find(|name| names.contains(name)) {
+            Some(name) => Err(unsupported(format!(
+                "the {name} pre-tokenizer with a {model} model"
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// The engine that counts with `model` after this pipeline, with the
+    /// file's added tokens.
+    pub(super) fn engine<M: PieceModel>(self, model: M) -> Result<Box<dyn Engine>, Error> {
+        let Pipeline {
+            normalizer,
+            stages,
+            byte_level,
+            added_tokens,
+            ..
+        } = self;
+        // A tiktoken-family pattern matches every character, so keeping its
+        // matches and removing the rest (`Removed` with `invert`, as
+        // converted OpenAI files say it) is the same split as `Isolated`.
+        let splitting = match stages.as_slice() {
+            _ if !byte_level || !normalizer.iter().all(|step| *step == Norm::Nfc) => {
+                Splitting::Whole
+            }
+            [
+                Stage::Split {
+                    regex,
+                    behavior: Behavior::Isolated,
+                    invert: false,
+                }
+                | Stage::Split {
+                    regex,
+                    behavior: Behavior::Removed,
+                    invert: true,
+                },
+            ] => splitting_of(regex, false),
+            _ => Splitting::Whole,
+        };
+        let mut engine = HuggingFace {
+            normalizer,
+            stages,
+            model,
+            splitting,
+            added: None,
+        };
+        if let Some(raw) = added_tokens {
+            let tokens: Option<Vec<AddedToken>> =
+                serde_json::from_str(raw.get()).map_err(|e| json_error(&e))?;
+            // A normalized token is searched for as the whole normalizer
+            // writes it (the reference normalizes its text when it is
+            // added).
+            let normalize = |text: &str| engine.normalize(text).into_owned();
+            engine.added = Added::new(tokens.as_deref().unwrap_or_default(), &normalize)?;
+        }
+        Ok(Box::new(engine))
+    }
+}
+
+/// Reads the pipeline, then hands it to the family the model's type names.
 fn hugging_face(
     model: &RawValue,
     normalizer: Option<&Value>,
     pre_tokenizer: Option<&Value>,
     added_tokens: Option<&RawValue>,
-) -> Result<HuggingFace, Error> {
+) -> Result<Box<dyn Engine>, Error> {
     let kind: ModelType = serde_json::from_str(model.get()).map_err(|e| json_error(&e))?;
-    let family = match kind.kind.as_deref() {
-        Some("BPE") | None => ModelFamily::Bpe,
-        Some("WordPiece") => ModelFamily::WordPiece,
-        Some("Unigram") => ModelFamily::Unigram,
-        other => return Err(unsupported(component(&KNOWN_MODELS, other, "model"))),
+    // (The reference reads a model without a type as BPE.)
+    let kind = kind.kind.as_deref().unwrap_or("BPE");
+    let Some(family) = MODELS.iter().find(|family| family.name == kind) else {
+        return Err(unsupported(component(
+            &REFERENCE_MODELS,
+            Some(kind),
+            "model",
+        )));
     };
-    let wordpiece = family == ModelFamily::WordPiece;
     let normalizer = parse_normalizer(normalizer)?;
     let PreTokenizer {
         stages,
         byte_level,
-        wordpiece_only,
+        names,
     } = parse_pre_tokenizer(pre_tokenizer)?;
-    if wordpiece {
-        // WordPiece works on words: no byte-level characters, no `▁`.
-        if byte_level {
-            return Err(unsupported(
-                "the ByteLevel pre-tokenizer with a WordPiece model",
-            ));
-        }
-        if stages
-            .iter()
-            .any(|stage| matches!(stage, Stage::Metaspace { .. }))
-        {
-            return Err(unsupported(
-                "the Metaspace pre-tokenizer with a WordPiece model",
-            ));
-        }
-    } else if family == ModelFamily::Unigram {
-        // Unigram files (SentencePiece conversions) cut `▁`-marked pieces.
-        if byte_level {
-            return Err(unsupported(
-                "the ByteLevel pre-tokenizer with a Unigram model",
-            ));
-        }
-        if let Some(name) = normalizer.iter().find_map(Norm::not_with_unigram) {
-            return Err(unsupported(format!(
-                "the {name} normalizer with a Unigram model"
-            )));
-        }
-        if stages.iter().any(|stage| matches!(stage, Stage::Bert)) {
-            return Err(unsupported(
-                "the BertPreTokenizer pre-tokenizer with a Unigram model",
-            ));
-        }
-    } else {
-        if let Some(name) = normalizer.iter().find_map(Norm::wordpiece_only) {
-            return Err(unsupported(format!(
-                "the {name} normalizer with a BPE model"
-            )));
-        }
-        if let Some(name) = wordpiece_only {
-            return Err(unsupported(format!(
-                "the {name} pre-tokenizer with a BPE model"
-            )));
-        }
-    }
+    let pipeline = Pipeline {
+        normalizer,
+        stages,
+        byte_level,
+        pre_tokenizers: names,
+        added_tokens,
+    };
+    (family.check)(&pipeline)?;
+    let Pipeline {
+        normalizer, stages, ..
+    } = &pipeline;
     let metaspace_at = stages
         .iter()
         .position(|stage| matches!(stage, Stage::Metaspace { .. }));
@@ -700,46 +755,7 @@ fn hugging_face(
             "an NFC normalizer in a Sequence with other normalizers",
         ));
     }
-    let bpe = match family {
-        ModelFamily::WordPiece => Model::WordPiece(WordPiece::parse(model)?),
-        ModelFamily::Unigram => Model::Unigram(Unigram::parse(model)?),
-        ModelFamily::Bpe => Model::parse(model, byte_level)?,
-    };
-    // A tiktoken-family pattern matches every character, so keeping its
-    // matches and removing the rest (`Removed` with `invert`, as converted
-    // OpenAI files say it) is the same split as `Isolated`.
-    let splitting = match stages.as_slice() {
-        _ if !byte_level || !normalizer.iter().all(|step| *step == Norm::Nfc) => Splitting::Whole,
-        [
-            Stage::Split {
-                regex,
-                behavior: Behavior::Isolated,
-                invert: false,
-            }
-            | Stage::Split {
-                regex,
-                behavior: Behavior::Removed,
-                invert: true,
-            },
-        ] => splitting_of(regex, false),
-        _ => Splitting::Whole,
-    };
-    let mut engine = HuggingFace {
-        normalizer,
-        stages,
-        bpe,
-        splitting,
-        added: None,
-    };
-    if let Some(raw) = added_tokens {
-        let tokens: Option<Vec<AddedToken>> =
-            serde_json::from_str(raw.get()).map_err(|e| json_error(&e))?;
-        // A normalized token is searched for as the whole normalizer writes
-        // it (the reference normalizes its text when it is added).
-        let normalize = |text: &str| engine.normalize(text).into_owned();
-        engine.added = Added::new(tokens.as_deref().unwrap_or_default(), &normalize)?;
-    }
-    Ok(engine)
+    (family.build)(model, pipeline)
 }
 
 #[cfg(test)]

@@ -72,38 +72,19 @@ pub(crate) enum Norm {
 }
 
 impl Norm {
-    /// The name of a step that is counted with WordPiece models only (BPE
-    /// files with it stay refused: no reference counts were made for
-    /// them).
-    pub(super) fn wordpiece_only(&self) -> Option<&'static str> {
+    /// The step's type as the file names it.
+    pub(super) fn name(&self) -> &'static str {
         match self {
-            Norm::Bert(_) => Some("BertNormalizer"),
-            Norm::Lowercase => Some("Lowercase"),
-            Norm::Nfd => Some("NFD"),
-            Norm::StripAccents => Some("StripAccents"),
-            Norm::Nfc
-            | Norm::Nfkc
-            | Norm::Nfkd
-            | Norm::Prepend(_)
-            | Norm::Replace { .. }
-            | Norm::Strip { .. } => None,
-        }
-    }
-
-    /// The name of a step that is not counted with Unigram models (no
-    /// reference counts were made for them).
-    pub(super) fn not_with_unigram(&self) -> Option<&'static str> {
-        match self {
-            Norm::Bert(_) => Some("BertNormalizer"),
-            Norm::Nfd => Some("NFD"),
-            Norm::StripAccents => Some("StripAccents"),
-            Norm::Nfc
-            | Norm::Nfkc
-            | Norm::Nfkd
-            | Norm::Lowercase
-            | Norm::Prepend(_)
-            | Norm::Replace { .. }
-            | Norm::Strip { .. } => None,
+            Norm::Nfc => "NFC",
+            Norm::Nfkc => "NFKC",
+            Norm::Nfkd => "NFKD",
+            Norm::Prepend(_) => "Prepend",
+            Norm::Replace { .. } => "Replace",
+            Norm::Strip { .. } => "Strip",
+            Norm::Bert(_) => "BertNormalizer",
+            Norm::Lowercase => "Lowercase",
+            Norm::Nfd => "NFD",
+            Norm::StripAccents => "StripAccents",
         }
     }
 }
@@ -206,8 +187,8 @@ pub(super) struct PreTokenizer {
     pub(super) stages: Vec<Stage>,
     /// Whether a `ByteLevel` pre-tokenizer ends them.
     pub(super) byte_level: bool,
-    /// The first pre-tokenizer counted with WordPiece models only.
-    pub(super) wordpiece_only: Option<&'static str>,
+    /// The pre-tokenizers' types, in order (`Sequence`s flattened).
+    pub(super) names: Vec<&'static str>,
 }
 
 /// The regex of the `Whitespace` pre-tokenizer: its matches are the
@@ -223,14 +204,20 @@ pub(super) fn parse_pre_tokenizer(value: Option<&Value>) -> Result<PreTokenizer,
     }
     let mut stages = Vec::new();
     let mut byte_level = false;
-    let mut wordpiece_only = None;
+    let mut names = Vec::new();
     for (index, item) in flat.iter().enumerate() {
         if byte_level {
             return Err(unsupported(
                 "a pre-tokenizer after ByteLevel (it would see byte-level characters)",
             ));
         }
-        match type_of(item) {
+        let kind = type_of(item);
+        names.extend(
+            KNOWN_PRE_TOKENIZERS
+                .iter()
+                .find(|known| Some(**known) == kind),
+        );
+        match kind {
             Some("Metaspace") => stages.push(parse_metaspace(item)?),
             Some("ByteLevel") => {
                 byte_level = true;
@@ -250,15 +237,12 @@ pub(super) fn parse_pre_tokenizer(value: Option<&Value>) -> Result<PreTokenizer,
             }
             Some("Split") => stages.push(parse_split(item, index)?),
             Some("BertPreTokenizer") => {
-                wordpiece_only.get_or_insert("BertPreTokenizer");
                 stages.push(Stage::Bert);
             }
             Some("WhitespaceSplit") => {
-                wordpiece_only.get_or_insert("WhitespaceSplit");
                 stages.push(Stage::WhitespaceSplit);
             }
             Some("Whitespace") => {
-                wordpiece_only.get_or_insert("Whitespace");
                 stages.push(Stage::Split {
                     regex: SplitRegex::rust(WHITESPACE_PATTERN).map_err(unsupported)?,
                     behavior: Behavior::Removed,
@@ -294,7 +278,7 @@ pub(super) fn parse_pre_tokenizer(value: Option<&Value>) -> Result<PreTokenizer,
     Ok(PreTokenizer {
         stages,
         byte_level,
-        wordpiece_only,
+        names,
     })
 }
 

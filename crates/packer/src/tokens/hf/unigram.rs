@@ -18,6 +18,12 @@
 //!
 //! Scores are the file's `f64`s, read by the same JSON parser the reference
 //! reads them with, and added in the same order, so ties fall the same way.
+//!
+//! Refused with it: the `ByteLevel` and `BertPreTokenizer` pre-tokenizers
+//! and the `BertNormalizer`, `NFD` and `StripAccents` normalizers (no
+//! reference counts were made for such files). A file without an `unk_id`
+//! in its vocabulary is `invalid-tokenizer` (the reference fails on every
+//! character it has no token for).
 
 use std::borrow::Cow;
 
@@ -25,8 +31,36 @@ use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::{Family, PieceModel, Pipeline};
 use crate::error::Error;
+use crate::tokens::Engine;
 use crate::tokens::file::{invalid, json_error};
+
+/// The `Unigram` family.
+pub(super) const FAMILY: Family = Family {
+    name: "Unigram",
+    check,
+    build,
+};
+
+/// Unigram files (SentencePiece conversions) cut `▁`-marked pieces; the
+/// BERT normalizer and pre-tokenizer, `NFD` and `StripAccents` stay
+/// refused with them (no reference counts were made for such files).
+fn check(pipeline: &Pipeline<'_>) -> Result<(), Error> {
+    pipeline.refuse_pre_tokenizers(&["ByteLevel"], "Unigram")?;
+    pipeline.refuse_normalizers(&["BertNormalizer", "NFD", "StripAccents"], "Unigram")?;
+    pipeline.refuse_pre_tokenizers(&["BertPreTokenizer"], "Unigram")
+}
+
+fn build(raw: &RawValue, pipeline: Pipeline<'_>) -> Result<Box<dyn Engine>, Error> {
+    pipeline.engine(Unigram::parse(raw)?)
+}
+
+impl PieceModel for Unigram {
+    fn count(&self, piece: &[u8]) -> usize {
+        self.count(std::str::from_utf8(piece).expect("pieces are cut from a str"))
+    }
+}
 
 /// The reference's penalty below the lowest score for an unknown
 /// character.

@@ -5,6 +5,10 @@
 //! with a part that matches nothing, or longer than
 //! `max_input_chars_per_word` characters, is the one `unk_token`. The
 //! reference's `WordPiece::tokenize`, step by step.
+//!
+//! Refused with it: the `ByteLevel` and `Metaspace` pre-tokenizers. A file
+//! whose `unk_token` is not in its vocabulary is `invalid-tokenizer` (the
+//! reference fails on every word it cannot cut).
 
 use std::borrow::Cow;
 
@@ -12,8 +16,32 @@ use rustc_hash::FxHashSet;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::{Family, PieceModel, Pipeline};
 use crate::error::Error;
+use crate::tokens::Engine;
 use crate::tokens::file::{invalid, json_error};
+
+/// The `WordPiece` family.
+pub(super) const FAMILY: Family = Family {
+    name: "WordPiece",
+    check,
+    build,
+};
+
+/// WordPiece works on words: no byte-level characters, no `▁`.
+fn check(pipeline: &Pipeline<'_>) -> Result<(), Error> {
+    pipeline.refuse_pre_tokenizers(&["ByteLevel", "Metaspace"], "WordPiece")
+}
+
+fn build(raw: &RawValue, pipeline: Pipeline<'_>) -> Result<Box<dyn Engine>, Error> {
+    pipeline.engine(WordPiece::parse(raw)?)
+}
+
+impl PieceModel for WordPiece {
+    fn count(&self, piece: &[u8]) -> usize {
+        self.count(std::str::from_utf8(piece).expect("pieces are cut from a str"))
+    }
+}
 
 /// A WordPiece model: its vocabulary (the ids play no part in a count).
 pub(super) struct WordPiece {

@@ -1,7 +1,18 @@
 //! Hugging Face's BPE model: merges listed in the file, over the bytes of
-//! a `ByteLevel` pre-tokenizer's pieces, merged by the reference's own loop
-//! (the `merge` module), so no assumption about the order of the
-//! vocabulary is needed.
+//! a `ByteLevel` pre-tokenizer's pieces (Llama 3, Qwen, DeepSeek, OLMo,
+//! GPT-4o converted), or over characters without one, as SentencePiece
+//! conversions write it (Llama 2, Mistral 7B, Gemma; SPEC §2.2.1: each
+//! character is its token, or its bytes' `<0xNN>` tokens with
+//! `byte_fallback`, or the `unk_token`, consecutive ones fused with
+//! `fuse_unk`), merged by the reference's own loop (the `merge` module), so
+//! no assumption about the order of the vocabulary is needed;
+//! `ignore_merges` as the file says.
+//!
+//! Refused: byte-level BPE with `byte_fallback`, subword prefixes and
+//! suffixes, dropout, and the WordPiece normalizers (`BertNormalizer`,
+//! `Lowercase`, `NFD`, `StripAccents`) and pre-tokenizers
+//! (`BertPreTokenizer`, `WhitespaceSplit`, `Whitespace`): no reference
+//! counts were made for BPE files with them.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -15,9 +26,9 @@ use crate::error::Error;
 use crate::tokens::bpe::merge::{self, Merges};
 use crate::tokens::file::{invalid, json_error, unsupported};
 
-use super::unigram::Unigram;
 use super::vocab::{MergeTable, MergesSeed, Vocab, VocabSeed};
-use super::wordpiece::WordPiece;
+use super::{Family, PieceModel, Pipeline};
+use crate::tokens::Engine;
 
 /// A BPE model with listed merges: symbols are token ids.
 pub(super) struct Bpe {
@@ -45,44 +56,45 @@ impl Merges for ListedMerges<'_> {
     }
 }
 
-/// The models a `tokenizer.json` can hold that packer counts with.
-pub(super) enum Model {
-    /// Over the bytes of `ByteLevel` pieces.
-    Bytes(Bpe),
-    /// Over characters, SentencePiece style.
-    Chars(CharBpe),
-    /// Not BPE: WordPiece, over the words of the pre-tokenizer.
-    WordPiece(WordPiece),
-    /// Not BPE: Unigram, over the pieces of the pre-tokenizer.
-    Unigram(Unigram),
+/// The `BPE` family: over bytes when a `ByteLevel` pre-tokenizer makes
+/// its pieces, over characters otherwise.
+pub(super) const FAMILY: Family = Family {
+    name: "BPE",
+    check,
+    build,
+};
+
+/// The normalizers and pre-tokenizers of WordPiece files stay refused with
+/// BPE models: no reference counts were made for such files.
+fn check(pipeline: &Pipeline<'_>) -> Result<(), Error> {
+    pipeline.refuse_normalizers(
+        &["BertNormalizer", "Lowercase", "NFD", "StripAccents"],
+        "BPE",
+    )?;
+    pipeline.refuse_pre_tokenizers(
+        &["BertPreTokenizer", "WhitespaceSplit", "Whitespace"],
+        "BPE",
+    )
 }
 
-impl Model {
-    /// Reads the model (whose type is BPE): over bytes when a `ByteLevel`
-    /// pre-tokenizer makes its pieces, over characters otherwise.
-    pub(super) fn parse(raw: &RawValue, byte_level: bool) -> Result<Model, Error> {
-        let model = BpeModel::read(raw)?;
-        if byte_level {
-            Bpe::from_model(model).map(Model::Bytes)
-        } else {
-            CharBpe::from_model(model).map(Model::Chars)
-        }
+fn build(raw: &RawValue, pipeline: Pipeline<'_>) -> Result<Box<dyn Engine>, Error> {
+    let model = BpeModel::read(raw)?;
+    if pipeline.byte_level {
+        pipeline.engine(Bpe::from_model(model)?)
+    } else {
+        pipeline.engine(CharBpe::from_model(model)?)
     }
+}
 
-    /// The tokens of one piece.
-    pub(super) fn count(&self, piece: &[u8]) -> usize {
-        match self {
-            Model::Bytes(bpe) => bpe.count(piece),
-            Model::Chars(bpe) => {
-                bpe.count(std::str::from_utf8(piece).expect("pieces are cut from a str"))
-            }
-            Model::WordPiece(model) => {
-                model.count(std::str::from_utf8(piece).expect("pieces are cut from a str"))
-            }
-            Model::Unigram(model) => {
-                model.count(std::str::from_utf8(piece).expect("pieces are cut from a str"))
-            }
-        }
+impl PieceModel for Bpe {
+    fn count(&self, piece: &[u8]) -> usize {
+        self.count(piece)
+    }
+}
+
+impl PieceModel for CharBpe {
+    fn count(&self, piece: &[u8]) -> usize {
+        self.count(std::str::from_utf8(piece).expect("pieces are cut from a str"))
     }
 }
 
