@@ -7,11 +7,13 @@ SPEC §2.2), mistral-common's
 Tekkenizer for tekken.json (`encode(text, bos=False, eos=False)`).
 
 Usage (from the repository root, after `pip install tokenizers mistral-common`):
-    python3 scripts/hf-reference/make-vectors.py [--retrain]
+    python3 scripts/hf-reference/make-vectors.py [--retrain] [--only KEY ...]
 
 The small files are trained on this repository's documents; a committed
 file is kept as it is (its documents have changed since) unless
-`--retrain` is given.
+`--retrain` is given. With `--only`, the counts of the files named are
+written again (or added) and every other file's are kept as committed
+(only `tokenizers` is needed then, unless `tekken` is named).
 """
 
 import json
@@ -320,6 +322,38 @@ def sentencepiece_files():
     )
 
 
+def wordlevel_files():
+    """Small WordLevel files (one token per piece, SPEC §2.2.1) trained by
+    the reference library on this repository's documents, so that most
+    words outside them are the unknown token:
+
+    - `wordlevel-whitespace`: the shape of the reference's own examples:
+      `NFD`, `Lowercase` and `StripAccents`, then `Whitespace` and
+      `Digits` (each digit alone);
+    - `wordlevel-bytes`: a `ByteLevel` pre-tokenizer (GPT-2's split, over
+      bytes), so that packing counts it entry by entry.
+    """
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+
+    corpus = [text for _, text in texts.documents()]
+
+    def train(normalizer, pre_tokenizer, name):
+        tokenizer = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+        if normalizer is not None:
+            tokenizer.normalizer = normalizer
+        tokenizer.pre_tokenizer = pre_tokenizer
+        trainer = trainers.WordLevelTrainer(vocab_size=800, special_tokens=["[UNK]"], show_progress=False)
+        tokenizer.train_from_iterator(corpus, trainer=trainer)
+        tokenizer.save(str(DATA / name))
+
+    train(
+        normalizers.Sequence([normalizers.NFD(), normalizers.Lowercase(), normalizers.StripAccents()]),
+        pre_tokenizers.Sequence([pre_tokenizers.Whitespace(), pre_tokenizers.Digits(individual_digits=True)]),
+        "wordlevel-whitespace-tokenizer.json",
+    )
+    train(None, pre_tokenizers.ByteLevel(add_prefix_space=False), "wordlevel-bytes-tokenizer.json")
+
+
 def train_missing(make, *names):
     """Runs `make` when one of the files it writes is not there yet (or
     with --retrain)."""
@@ -344,31 +378,42 @@ def main():
         unigram_files, "unigram-bytes-tokenizer.json", "unigram-nfkc-tokenizer.json", "unigram-sequence-tokenizer.json"
     )
     train_missing(nfkc_files, "bpe-nfkc-tokenizer.json", "wordpiece-nfkd-tokenizer.json")
+    train_missing(wordlevel_files, "wordlevel-whitespace-tokenizer.json", "wordlevel-bytes-tokenizer.json")
 
     files = {
-        "qwen3": ("qwen3-tokenizer.json.gz", hf_counter, f"tokenizers {md.version('tokenizers')}"),
-        "tekken": ("tekken_240718.json.gz", tekken_counter, f"mistral-common {md.version('mistral-common')}"),
-        "added": ("added-tokens-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
-        "across": ("added-tokens-across-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
-        "sp-legacy": ("sp-legacy-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
-        "sp-gemma": ("sp-gemma-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
-        "sp-metaspace": ("sp-metaspace-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
-        "sp-metaspace-split": ("sp-metaspace-split-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
-        "minilm": ("all-MiniLM-L6-v2-tokenizer.json.gz", hf_counter, f"tokenizers {md.version('tokenizers')}"),
-        "wordpiece-cased": ("wordpiece-cased-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
-        "wordpiece-sequence": ("wordpiece-sequence-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
-        "wordpiece-whitespace": ("wordpiece-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
-        "claude": ("claude-tokenizer.json.gz", hf_counter, f"tokenizers {md.version('tokenizers')}"),
-        "unigram-small": ("unigram-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
-        "unigram-bytes": ("unigram-bytes-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
-        "unigram-nfkc": ("unigram-nfkc-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
-        "unigram-sequence": ("unigram-sequence-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
-        "bpe-nfkc": ("bpe-nfkc-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
-        "wordpiece-nfkd": ("wordpiece-nfkd-tokenizer.json", hf_counter, f"tokenizers {md.version('tokenizers')}"),
+        "qwen3": ("qwen3-tokenizer.json.gz", hf_counter, "tokenizers"),
+        "tekken": ("tekken_240718.json.gz", tekken_counter, "mistral-common"),
+        "added": ("added-tokens-tokenizer.json", hf_counter, "tokenizers"),
+        "across": ("added-tokens-across-tokenizer.json", hf_counter, "tokenizers"),
+        "sp-legacy": ("sp-legacy-tokenizer.json", hf_counter, "tokenizers"),
+        "sp-gemma": ("sp-gemma-tokenizer.json", hf_counter, "tokenizers"),
+        "sp-metaspace": ("sp-metaspace-tokenizer.json", hf_counter, "tokenizers"),
+        "sp-metaspace-split": ("sp-metaspace-split-tokenizer.json", hf_counter, "tokenizers"),
+        "minilm": ("all-MiniLM-L6-v2-tokenizer.json.gz", hf_counter, "tokenizers"),
+        "wordpiece-cased": ("wordpiece-cased-tokenizer.json", hf_counter, "tokenizers"),
+        "wordpiece-sequence": ("wordpiece-sequence-tokenizer.json", hf_counter, "tokenizers"),
+        "wordpiece-whitespace": ("wordpiece-tokenizer.json", hf_counter, "tokenizers"),
+        "claude": ("claude-tokenizer.json.gz", hf_counter, "tokenizers"),
+        "unigram-small": ("unigram-tokenizer.json", hf_counter, "tokenizers"),
+        "unigram-bytes": ("unigram-bytes-tokenizer.json", hf_counter, "tokenizers"),
+        "unigram-nfkc": ("unigram-nfkc-tokenizer.json", hf_counter, "tokenizers"),
+        "unigram-sequence": ("unigram-sequence-tokenizer.json", hf_counter, "tokenizers"),
+        "bpe-nfkc": ("bpe-nfkc-tokenizer.json", hf_counter, "tokenizers"),
+        "wordpiece-nfkd": ("wordpiece-nfkd-tokenizer.json", hf_counter, "tokenizers"),
+        "wordlevel-whitespace": ("wordlevel-whitespace-tokenizer.json", hf_counter, "tokenizers"),
+        "wordlevel-bytes": ("wordlevel-bytes-tokenizer.json", hf_counter, "tokenizers"),
     }
     cases = texts.all_texts()
     out = {"files": {}, "texts": [], "envelopes": []}
-    for key, (name, make, reference) in files.items():
+    if "--only" in sys.argv:
+        only = sys.argv[sys.argv.index("--only") + 1 :]
+        kept = json.loads((DATA / "vectors.json").read_text(encoding="utf-8"))
+        out["files"] = {key: file for key, file in kept["files"].items() if key not in only}
+        out["texts"] = [case for case in kept["texts"] if case["tokenizer"] not in only]
+        out["envelopes"] = [case for case in kept["envelopes"] if case["tokenizer"] not in only]
+        files = {key: file for key, file in files.items() if key in only}
+    for key, (name, make, package) in files.items():
+        reference = f"{package} {md.version(package)}"
         count = make(DATA / name)
         out["files"][key] = {"file": name, "reference": reference}
         for case_name, text in cases:

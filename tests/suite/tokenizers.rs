@@ -247,7 +247,9 @@ fn recounts_match_each_entrys_pieces() {
 }
 
 /// The byte-level files split like tiktoken (packing counts entry by
-/// entry); the SentencePiece-style, WordPiece and Unigram ones have no such
+/// entry), whatever their model (`wordlevel-bytes` is a WordLevel model);
+/// the SentencePiece-style, WordPiece, Unigram and other WordLevel ones
+/// have no such
 /// split (a text is one word, split at `▁`, or split by BERT's rules), nor
 /// has a byte-level file with NFKC (Claude's: NFKC changes text before the
 /// split),
@@ -258,6 +260,7 @@ fn byte_level_files_split_like_tiktoken() {
         let want = if key.starts_with("sp-")
             || key.starts_with("wordpiece")
             || key.starts_with("unigram")
+            || key == "wordlevel-whitespace"
             || key == "minilm"
             || key == "bpe-nfkc"
             || key == "claude"
@@ -353,37 +356,39 @@ fn refused(path: &Path) -> (i32, String) {
     )
 }
 
-/// WordLevel models, and Unigram files with T5's and XLM-R's `Precompiled`
-/// character map, are refused naming the component.
+/// Unigram files with T5's and XLM-R's `Precompiled` character map are
+/// refused naming the component; a WordLevel file whose unknown token is
+/// not in its vocabulary (the reference fails on every word it does not
+/// know) is invalid.
 #[test]
-fn wordlevel_and_precompiled_files_are_refused_naming_the_component() {
+fn precompiled_files_are_refused_and_wordlevel_files_without_unk_are_invalid() {
     let dir = std::env::temp_dir().join(format!("packer-models-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("wordlevel-tokenizer.json"),
-        r#"{"normalizer":null,"pre_tokenizer":{"type":"Whitespace"},"model":{"type":"WordLevel","vocab":{"[UNK]":0,"a":1},"unk_token":"[UNK]"}}"#,
+        r#"{"normalizer":null,"pre_tokenizer":{"type":"Whitespace"},"model":{"type":"WordLevel","vocab":{"[UNK]":0,"a":1},"unk_token":"<unk>"}}"#,
     )
     .unwrap();
+    let (status, stderr) = refused(&dir.join("wordlevel-tokenizer.json"));
+    assert_eq!(status, 3, "{stderr}");
+    assert!(
+        stderr.starts_with("error[invalid-tokenizer]:")
+            && stderr.contains("unk_token is not in the vocab")
+            && !stderr.contains("<unk>"),
+        "{stderr}"
+    );
     std::fs::write(
         dir.join("precompiled-tokenizer.json"),
         r#"{"normalizer":{"type":"Precompiled","precompiled_charsmap":"AAAA"},"pre_tokenizer":{"type":"Metaspace","replacement":"▁","prepend_scheme":"always","split":true},"model":{"type":"Unigram","unk_id":0,"vocab":[["<unk>",0.0],["▁a",-1.0]]}}"#,
     )
     .unwrap();
-    for (file, component) in [
-        (dir.join("wordlevel-tokenizer.json"), "the WordLevel model"),
-        (
-            dir.join("precompiled-tokenizer.json"),
-            "the Precompiled normalizer",
-        ),
-    ] {
-        let (status, stderr) = refused(&file);
-        assert_eq!(status, 3, "{stderr}");
-        assert!(
-            stderr.starts_with("error[unsupported-tokenizer]:"),
-            "{stderr}"
-        );
-        assert!(stderr.contains(component), "{stderr}");
-    }
+    let (status, stderr) = refused(&dir.join("precompiled-tokenizer.json"));
+    assert_eq!(status, 3, "{stderr}");
+    assert!(
+        stderr.starts_with("error[unsupported-tokenizer]:")
+            && stderr.contains("the Precompiled normalizer"),
+        "{stderr}"
+    );
 }
 
 /// SPEC §2.2.1: SentencePiece-style BPE files load (Llama 2's and

@@ -224,12 +224,9 @@ mod tests {
 
     #[test]
     fn other_models_and_components_are_refused_by_name_without_echoing() {
-        let (code, message) =
-            refusal(r#"{"model":{"type":"WordLevel","vocab":{"a":0},"unk_token":"a"}}"#);
-        assert_eq!(code, "unsupported-tokenizer");
-        assert!(message.contains("the WordLevel model"), "{message}");
         let (code, message) = refusal(r#"{"model":{"type":"SecretModelName"}}"#);
         assert_eq!(code, "unsupported-tokenizer");
+        assert!(message.contains("a model of an unknown type"), "{message}");
         assert!(!message.contains("SecretModelName"), "{message}");
         let (_, message) = refusal(
             r#"{"normalizer":{"type":"Precompiled","precompiled_charsmap":""},"pre_tokenizer":null,"model":{"type":"Unigram","unk_id":0,"vocab":[["a",0.0]]}}"#,
@@ -256,6 +253,18 @@ mod tests {
         assert!(message.contains("line 2"), "{message}");
         let (code, _) = refusal(r#"{"something":"else"}"#);
         assert_eq!(code, "invalid-tokenizer");
+        // The reference fails on every word it does not know.
+        let (code, message) =
+            refusal(r#"{"model":{"type":"WordLevel","vocab":{"a":0},"unk_token":"[UNK]"}}"#);
+        assert_eq!(code, "invalid-tokenizer");
+        assert!(
+            message.contains("unk_token is not in the vocab"),
+            "{message}"
+        );
+        // Without one, as the reference: a field missing, with its place.
+        let (code, message) = refusal(r#"{"model":{"type":"WordLevel","vocab":{"a":0}}}"#);
+        assert_eq!(code, "invalid-tokenizer");
+        assert!(message.contains("at line 1 column"), "{message}");
         let (code, message) = refusal(
             r#"{"pre_tokenizer":{"type":"ByteLevel"},"model":{"type":"BPE","vocab":{"a":0},"merges":[]}}"#,
         );

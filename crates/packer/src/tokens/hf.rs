@@ -60,6 +60,7 @@ mod bpe;
 mod pipeline;
 mod unigram;
 mod vocab;
+mod wordlevel;
 mod wordpiece;
 
 use std::borrow::Cow;
@@ -94,7 +95,12 @@ pub(super) fn read(top: &TopLevel) -> Option<Result<Box<dyn Engine>, Error>> {
 
 /// The model families counted, one module each: a model's `type` is
 /// looked up here.
-const MODELS: &[Family] = &[bpe::FAMILY, wordpiece::FAMILY, unigram::FAMILY];
+const MODELS: &[Family] = &[
+    bpe::FAMILY,
+    wordpiece::FAMILY,
+    unigram::FAMILY,
+    wordlevel::FAMILY,
+];
 
 /// One model family: its type, what it refuses around it, how it is read.
 pub(super) struct Family {
