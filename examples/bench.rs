@@ -21,7 +21,8 @@
 //! this build and the `packer` binary `OTHER` (an earlier build, say)
 //! taking turns on the 10,000-document fixture: `count`, and `pack` at the
 //! fixture's budget, at 128k and with every document fitting, with each
-//! binary's pack ÷ count.
+//! binary's pack ÷ count; then `count --tokenizer` with a committed file of
+//! each Hugging Face model family on 2,000 of those documents.
 
 #[path = "support/mod.rs"]
 mod support;
@@ -427,6 +428,46 @@ fn against(packer: &str, other: &str, out: &Path) {
             ms(after[i]),
             secs(before[i]) / secs(before[0]),
             secs(after[i]) / secs(after[0])
+        );
+    }
+    // Each Hugging Face model family, counting the same fixture with a
+    // committed tokenizer file (the first 2,000 documents: the smaller
+    // families' files are slower per byte than the built-in tables).
+    let small = out.join("docs-2000.json");
+    write_fixture(
+        &small,
+        &documents[..2_000.min(documents.len())],
+        "cl100k_base",
+    );
+    let small = small.to_str().unwrap();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tokenizers");
+    let files: Vec<(&str, String)> = [
+        ("byte-level BPE", "added-tokens-tokenizer.json"),
+        ("BPE over characters", "sp-legacy-tokenizer.json"),
+        ("WordPiece", "wordpiece-cased-tokenizer.json"),
+        ("Unigram", "unigram-bytes-tokenizer.json"),
+    ]
+    .into_iter()
+    .map(|(family, file)| (family, data.join(file).to_str().unwrap().to_owned()))
+    .collect();
+    let mut commands: Vec<Vec<&str>> = Vec::new();
+    for binary in [other, packer] {
+        for (_, file) in &files {
+            commands.push(vec![binary, "count", small, "--tokenizer", file]);
+        }
+    }
+    let views: Vec<&[&str]> = commands.iter().map(Vec::as_slice).collect();
+    let times = race(&views);
+    let (before, after) = times.split_at(files.len());
+    println!();
+    println!("| `count --tokenizer` (2,000 documents) | other | this build | this ÷ other |");
+    println!("|---|---:|---:|---:|");
+    for (i, (family, _)) in files.iter().enumerate() {
+        println!(
+            "| {family} | {} | {} | {:.2} |",
+            ms(before[i]),
+            ms(after[i]),
+            secs(after[i]) / secs(before[i])
         );
     }
 }
