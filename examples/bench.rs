@@ -380,13 +380,13 @@ fn proven(command: &[&str]) -> &'static str {
 /// This build against `other`, taking turns, on the 10,000-document fixture.
 fn against(packer: &str, other: &str, out: &Path) {
     let documents = corpus();
-    let path = out.join("docs-10000.json");
-    write_fixture(
-        &path,
-        &documents[..10_000.min(documents.len())],
-        "cl100k_base",
-    );
-    let path = path.to_str().unwrap();
+    // The first `n` documents as a fixture, by its path.
+    let fixture = |n: usize| {
+        let path = out.join(format!("docs-{n}.json"));
+        write_fixture(&path, &documents[..n.min(documents.len())], "cl100k_base");
+        path.to_str().unwrap().to_owned()
+    };
+    let path = &fixture(10_000);
     let big = [
         "--max-documents",
         "100000",
@@ -402,23 +402,21 @@ fn against(packer: &str, other: &str, out: &Path) {
             &["--budget", "9000000"],
         ),
     ];
-    let mut commands: Vec<Vec<&str>> = Vec::new();
-    for binary in [other, packer] {
-        for (i, (_, extra)) in tasks.iter().enumerate() {
-            let mut command = vec![binary];
+    let arguments: Vec<Vec<&str>> = tasks
+        .iter()
+        .enumerate()
+        .map(|(i, (_, extra))| {
             if i == 0 {
-                command.extend(["count", path]);
+                vec!["count", path]
             } else {
-                command.extend(["pack", path, "--format", "summary"]);
-                command.extend(big);
-                command.extend(extra.iter().copied());
+                let mut arguments = vec!["pack", path, "--format", "summary"];
+                arguments.extend(big);
+                arguments.extend(extra.iter().copied());
+                arguments
             }
-            commands.push(command);
-        }
-    }
-    let views: Vec<&[&str]> = commands.iter().map(Vec::as_slice).collect();
-    let times = race(&views);
-    let (before, after) = times.split_at(tasks.len());
+        })
+        .collect();
+    let (before, after) = race_binaries(other, packer, &arguments);
     println!("| task | other | this build | other ÷ its count | this ÷ its count |");
     println!("|---|---:|---:|---:|---:|");
     for (i, (name, _)) in tasks.iter().enumerate() {
@@ -433,13 +431,7 @@ fn against(packer: &str, other: &str, out: &Path) {
     // Each Hugging Face model family, counting the same fixture with a
     // committed tokenizer file (the first 2,000 documents: the smaller
     // families' files are slower per byte than the built-in tables).
-    let small = out.join("docs-2000.json");
-    write_fixture(
-        &small,
-        &documents[..2_000.min(documents.len())],
-        "cl100k_base",
-    );
-    let small = small.to_str().unwrap();
+    let small = &fixture(2_000);
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tokenizers");
     let files: Vec<(&str, String)> = [
         ("byte-level BPE", "added-tokens-tokenizer.json"),
@@ -450,15 +442,11 @@ fn against(packer: &str, other: &str, out: &Path) {
     .into_iter()
     .map(|(family, file)| (family, data.join(file).to_str().unwrap().to_owned()))
     .collect();
-    let mut commands: Vec<Vec<&str>> = Vec::new();
-    for binary in [other, packer] {
-        for (_, file) in &files {
-            commands.push(vec![binary, "count", small, "--tokenizer", file]);
-        }
-    }
-    let views: Vec<&[&str]> = commands.iter().map(Vec::as_slice).collect();
-    let times = race(&views);
-    let (before, after) = times.split_at(files.len());
+    let arguments: Vec<Vec<&str>> = files
+        .iter()
+        .map(|(_, file)| vec!["count", small, "--tokenizer", file])
+        .collect();
+    let (before, after) = race_binaries(other, packer, &arguments);
     println!();
     println!("| `count --tokenizer` (2,000 documents) | other | this build | this ÷ other |");
     println!("|---|---:|---:|---:|");
@@ -470,6 +458,29 @@ fn against(packer: &str, other: &str, out: &Path) {
             secs(after[i]) / secs(before[i])
         );
     }
+}
+
+/// The median times of `other` and of `packer` running each argument
+/// list, all taking turns.
+fn race_binaries(
+    other: &str,
+    packer: &str,
+    arguments: &[Vec<&str>],
+) -> (Vec<Duration>, Vec<Duration>) {
+    let commands: Vec<Vec<&str>> = [other, packer]
+        .into_iter()
+        .flat_map(|binary| {
+            arguments.iter().map(move |arguments| {
+                let mut command = vec![binary];
+                command.extend(arguments.iter().copied());
+                command
+            })
+        })
+        .collect();
+    let views: Vec<&[&str]> = commands.iter().map(Vec::as_slice).collect();
+    let mut before = race(&views);
+    let after = before.split_off(arguments.len());
+    (before, after)
 }
 
 fn secs(duration: Duration) -> f64 {
