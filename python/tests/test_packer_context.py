@@ -384,13 +384,13 @@ def test_a_tokenizer_file_counts_and_packs_as_the_cli_does(qwen3_tokenizer):
 
 def test_tokenizer_files_packer_cannot_count_exactly_are_refused_as_the_cli_refuses_them(tmp_path):
     data = (ROOT / "fixtures" / "guide.json").read_bytes()
-    precompiled = tmp_path / "precompiled-tokenizer.json"
-    precompiled.write_text(
-        '{"normalizer":{"type":"Precompiled","precompiled_charsmap":"AAAA"},'
+    nmt = tmp_path / "nmt-tokenizer.json"
+    nmt.write_text(
+        '{"normalizer":{"type":"Nmt"},'
         '"pre_tokenizer":{"type":"Metaspace","replacement":"\\u2581","prepend_scheme":"always","split":true},'
         '"model":{"type":"Unigram","unk_id":0,"vocab":[["<unk>",0.0],["\\u2581a",-1.0]]}}'
     )
-    for path in [precompiled, ROOT / "no-such-tokenizer.json"]:
+    for path in [nmt, ROOT / "no-such-tokenizer.json"]:
         status = assert_same_as_cli(data, ["--tokenizer", str(path)], {"tokenizer": str(path)})
         assert status != 0
         with pytest.raises(packer.PackerError) as raised:

@@ -354,6 +354,43 @@ def wordlevel_files():
     train(None, pre_tokenizers.ByteLevel(add_prefix_space=False), "wordlevel-bytes-tokenizer.json")
 
 
+def precompiled_file():
+    """A small Unigram file with T5's shape (SPEC §2.2.1): the `Precompiled`
+    normalizer with SentencePiece's own `nmt_nfkc` rules (the charsmap
+    SentencePiece compiles into every model trained with its default
+    normalization, as T5's, ALBERT's and XLM-R's were), `WhitespaceSplit`
+    then `Metaspace` always; trained by the reference library on this
+    repository's documents. Needs `pip install sentencepiece protobuf`
+    besides `tokenizers`."""
+    import tempfile
+
+    import sentencepiece  # 0.2.3
+    from sentencepiece import sentencepiece_model_pb2
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+
+    corpus = [text for _, text in texts.documents()]
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "corpus.txt").write_text("\n".join(corpus), encoding="utf-8")
+        sentencepiece.SentencePieceTrainer.train(
+            input=str(Path(tmp) / "corpus.txt"), model_prefix=str(Path(tmp) / "m"), vocab_size=300,
+            model_type="unigram", normalization_rule_name="nmt_nfkc", minloglevel=2,
+        )
+        proto = sentencepiece_model_pb2.ModelProto()
+        proto.ParseFromString((Path(tmp) / "m.model").read_bytes())
+    charsmap = proto.normalizer_spec.precompiled_charsmap
+    tokenizer = Tokenizer(models.Unigram())
+    tokenizer.normalizer = normalizers.Precompiled(charsmap)
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Metaspace(prepend_scheme="always")]
+    )
+    trainer = trainers.UnigramTrainer(
+        vocab_size=700, special_tokens=["<unk>", "<s>", "</s>"], unk_token="<unk>", max_piece_length=12,
+        show_progress=False,
+    )
+    tokenizer.train_from_iterator(corpus, trainer=trainer)
+    tokenizer.save(str(DATA / "unigram-precompiled-tokenizer.json"))
+
+
 def train_missing(make, *names):
     """Runs `make` when one of the files it writes is not there yet (or
     with --retrain)."""
@@ -379,6 +416,7 @@ def main():
     )
     train_missing(nfkc_files, "bpe-nfkc-tokenizer.json", "wordpiece-nfkd-tokenizer.json")
     train_missing(wordlevel_files, "wordlevel-whitespace-tokenizer.json", "wordlevel-bytes-tokenizer.json")
+    train_missing(precompiled_file, "unigram-precompiled-tokenizer.json")
 
     files = {
         "qwen3": ("qwen3-tokenizer.json.gz", hf_counter, "tokenizers"),
@@ -402,6 +440,7 @@ def main():
         "wordpiece-nfkd": ("wordpiece-nfkd-tokenizer.json", hf_counter, "tokenizers"),
         "wordlevel-whitespace": ("wordlevel-whitespace-tokenizer.json", hf_counter, "tokenizers"),
         "wordlevel-bytes": ("wordlevel-bytes-tokenizer.json", hf_counter, "tokenizers"),
+        "unigram-precompiled": ("unigram-precompiled-tokenizer.json", hf_counter, "tokenizers"),
     }
     cases = texts.all_texts()
     out = {"files": {}, "texts": [], "envelopes": []}

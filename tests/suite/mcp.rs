@@ -786,23 +786,23 @@ async fn a_tokenizer_file_must_lie_inside_a_root_and_counts_with_its_name() {
     );
     client.cancel().await.unwrap();
     // A component packer cannot count exactly is refused, naming it.
-    let tree = Tree::new("precompiled");
+    let tree = Tree::new("nmt");
     fs::write(
-        tree.project().join("precompiled-tokenizer.json"),
-        r#"{"normalizer":{"type":"Precompiled","precompiled_charsmap":"AAAA"},"pre_tokenizer":{"type":"Metaspace","replacement":"▁","prepend_scheme":"always","split":true},"model":{"type":"Unigram","unk_id":0,"vocab":[["<unk>",0.0],["▁a",-1.0]]}}"#,
+        tree.project().join("nmt-tokenizer.json"),
+        r#"{"normalizer":{"type":"Nmt"},"pre_tokenizer":{"type":"Metaspace","replacement":"▁","prepend_scheme":"always","split":true},"model":{"type":"Unigram","unk_id":0,"vocab":[["<unk>",0.0],["▁a",-1.0]]}}"#,
     )
     .unwrap();
     let client = connect(&tree.project(), &[]).await;
     let result = call(
         &client,
         "count_tokens",
-        json!({"text": "x", "tokenizer": "precompiled-tokenizer.json"}),
+        json!({"text": "x", "tokenizer": "nmt-tokenizer.json"}),
     )
     .await;
     assert_eq!(result.is_error, Some(true));
     assert!(
         texts(&result)[0].starts_with("error[unsupported-tokenizer]")
-            && texts(&result)[0].contains("the Precompiled normalizer"),
+            && texts(&result)[0].contains("the Nmt normalizer"),
         "{:?}",
         texts(&result)
     );

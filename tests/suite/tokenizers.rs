@@ -356,39 +356,56 @@ fn refused(path: &Path) -> (i32, String) {
     )
 }
 
-/// Unigram files with T5's and XLM-R's `Precompiled` character map are
-/// refused naming the component; a WordLevel file whose unknown token is
-/// not in its vocabulary (the reference fails on every word it does not
-/// know) is invalid.
+/// A normalizer packer does not count (`Nmt`) is refused naming it; a
+/// WordLevel file whose unknown token is not in its vocabulary (the
+/// reference fails on every word it does not know) and a `Precompiled`
+/// charsmap that cannot be read are invalid; a `Precompiled` normalizer
+/// with a BPE model (no reference counts were made for one) is refused.
 #[test]
-fn precompiled_files_are_refused_and_wordlevel_files_without_unk_are_invalid() {
+fn unknown_normalizers_are_refused_and_broken_models_or_charsmaps_are_invalid() {
     let dir = std::env::temp_dir().join(format!("packer-models-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("wordlevel-tokenizer.json"),
-        r#"{"normalizer":null,"pre_tokenizer":{"type":"Whitespace"},"model":{"type":"WordLevel","vocab":{"[UNK]":0,"a":1},"unk_token":"<unk>"}}"#,
-    )
-    .unwrap();
-    let (status, stderr) = refused(&dir.join("wordlevel-tokenizer.json"));
-    assert_eq!(status, 3, "{stderr}");
-    assert!(
-        stderr.starts_with("error[invalid-tokenizer]:")
-            && stderr.contains("unk_token is not in the vocab")
-            && !stderr.contains("<unk>"),
-        "{stderr}"
-    );
-    std::fs::write(
-        dir.join("precompiled-tokenizer.json"),
-        r#"{"normalizer":{"type":"Precompiled","precompiled_charsmap":"AAAA"},"pre_tokenizer":{"type":"Metaspace","replacement":"▁","prepend_scheme":"always","split":true},"model":{"type":"Unigram","unk_id":0,"vocab":[["<unk>",0.0],["▁a",-1.0]]}}"#,
-    )
-    .unwrap();
-    let (status, stderr) = refused(&dir.join("precompiled-tokenizer.json"));
-    assert_eq!(status, 3, "{stderr}");
-    assert!(
-        stderr.starts_with("error[unsupported-tokenizer]:")
-            && stderr.contains("the Precompiled normalizer"),
-        "{stderr}"
-    );
+    let unigram = r#""pre_tokenizer":{"type":"Metaspace","replacement":"▁","prepend_scheme":"always","split":true},"model":{"type":"Unigram","unk_id":0,"vocab":[["<unk>",0.0],["▁a",-1.0]]}}"#;
+    for (name, json, code, says) in [
+        (
+            "wordlevel",
+            r#"{"normalizer":null,"pre_tokenizer":{"type":"Whitespace"},"model":{"type":"WordLevel","vocab":{"[UNK]":0,"a":1},"unk_token":"<unk>"}}"#.to_owned(),
+            "invalid-tokenizer",
+            "unk_token is not in the vocab",
+        ),
+        (
+            "nmt",
+            format!(r#"{{"normalizer":{{"type":"Nmt"}},{unigram}"#),
+            "unsupported-tokenizer",
+            "the Nmt normalizer",
+        ),
+        (
+            "charsmap",
+            format!(r#"{{"normalizer":{{"type":"Precompiled","precompiled_charsmap":"AAAA"}},{unigram}"#),
+            "invalid-tokenizer",
+            "precompiled_charsmap cannot be read",
+        ),
+        (
+            "bpe",
+            // (A charsmap with no key: a root and its block of 256 units.)
+            format!(
+                r#"{{"normalizer":{{"type":"Precompiled","precompiled_charsmap":"AAQA{}AAA="}},"pre_tokenizer":null,"model":{{"type":"BPE","vocab":{{"a":0}},"merges":[]}}}}"#,
+                "AAAA".repeat(341)
+            ),
+            "unsupported-tokenizer",
+            "the Precompiled normalizer with a BPE model",
+        ),
+    ] {
+        let path = dir.join(format!("{name}-tokenizer.json"));
+        std::fs::write(&path, json).unwrap();
+        let (status, stderr) = refused(&path);
+        assert_eq!(status, 3, "{stderr}");
+        assert!(
+            stderr.starts_with(&format!("error[{code}]:")) && stderr.contains(says),
+            "{name}: {stderr}"
+        );
+        assert!(!stderr.contains("<unk>") && !stderr.contains("AAAA"), "{stderr}");
+    }
 }
 
 /// SPEC §2.2.1: SentencePiece-style BPE files load (Llama 2's and

@@ -229,9 +229,9 @@ mod tests {
         assert!(message.contains("a model of an unknown type"), "{message}");
         assert!(!message.contains("SecretModelName"), "{message}");
         let (_, message) = refusal(
-            r#"{"normalizer":{"type":"Precompiled","precompiled_charsmap":""},"pre_tokenizer":null,"model":{"type":"Unigram","unk_id":0,"vocab":[["a",0.0]]}}"#,
+            r#"{"normalizer":{"type":"Nmt"},"pre_tokenizer":null,"model":{"type":"Unigram","unk_id":0,"vocab":[["a",0.0]]}}"#,
         );
-        assert!(message.contains("the Precompiled normalizer"), "{message}");
+        assert!(message.contains("the Nmt normalizer"), "{message}");
         let (_, message) = refusal(
             r#"{"normalizer":null,"pre_tokenizer":{"type":"UnicodeScripts"},"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
         );

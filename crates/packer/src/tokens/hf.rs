@@ -10,9 +10,10 @@
 //! - Normalizers: none, `NFC`, `NFKC`, `NFKD`, `Prepend`, `Replace` with a
 //!   literal pattern, `Strip`, the `BertNormalizer` (`clean_text`,
 //!   `handle_chinese_chars`, `strip_accents`, unset following `lowercase`,
-//!   `lowercase`), `Lowercase`, `NFD` and `StripAccents`, and `Sequence`s of
-//!   them (NFC only alone or with NFC). Their character tables are the
-//!   reference's (the `bert` module).
+//!   `lowercase`), `Lowercase`, `NFD`, `StripAccents` and `Precompiled`
+//!   (SentencePiece's compiled rules: T5, ALBERT, XLM-R; the `precompiled`
+//!   module), and `Sequence`s of them (NFC only alone or with NFC). Their
+//!   character tables are the reference's (the `bert` module).
 //! - Pre-tokenizers: a `ByteLevel` last (with or without its own regex and
 //!   prefix space; its pieces are counted over their bytes), `Split` (regex
 //!   or literal, every behaviour, `invert`), `Digits`, `Metaspace` (every
@@ -46,10 +47,10 @@
 //! Everything else is `unsupported-tokenizer`, naming the component: a
 //! model type no family counts, what a family's module refuses (no
 //! reference counts were made for it, or packer cannot count it exactly),
-//! other normalizers (`Precompiled`, the SentencePiece character map of T5
-//! and XLM-R; `Replace` with a regex, NFC in a `Sequence` with others),
-//! other pre-tokenizers, `Metaspace` with `ByteLevel` or with the `first`
-//! scheme after another pre-tokenizer, and split patterns that packer's
+//! other normalizers (`Nmt`; `Replace` with a regex, NFC in a `Sequence`
+//! with others), other pre-tokenizers, `Metaspace` with `ByteLevel`, or
+//! with the `first` scheme after another pre-tokenizer or after a
+//! `Precompiled` normalizer, and split patterns that packer's
 //! regex engine cannot run exactly (see the `pretokenize` module). A model
 //! the reference itself would fail with on some text is `invalid-tokenizer`
 //! (each family's module says which).
@@ -58,6 +59,7 @@ mod added;
 mod bert;
 mod bpe;
 mod pipeline;
+mod precompiled;
 mod unigram;
 mod vocab;
 mod wordlevel;
@@ -272,6 +274,14 @@ impl<M: PieceModel> HuggingFace<M> {
                 Norm::Lowercase => out = Cow::Owned(bert::lowercase(&out)),
                 Norm::Nfd => out = Cow::Owned(bert::nfd_string(&out)),
                 Norm::StripAccents => out = Cow::Owned(bert::strip_accents(&out)),
+                // (`Metaspace`'s `first` scheme is refused with it: where
+                // the reference puts a removed first character is its
+                // alignments' business.)
+                Norm::Precompiled(charsmap) => {
+                    if let Cow::Owned(normalized) = charsmap.normalize(&out) {
+                        out = Cow::Owned(normalized);
+                    }
+                }
             }
         }
         (out, origin)
@@ -752,6 +762,23 @@ fn hugging_face(
         // the pieces before it.
         return Err(unsupported(
             "a Metaspace pre-tokenizer with prepend_scheme first after another pre-tokenizer",
+        ));
+    }
+    if normalizer
+        .iter()
+        .any(|step| matches!(step, Norm::Precompiled(_)))
+        && stages.iter().any(|stage| {
+            matches!(
+                stage,
+                Stage::Metaspace {
+                    prepend: PrependScheme::First,
+                    ..
+                }
+            )
+        })
+    {
+        return Err(unsupported(
+            "a Precompiled normalizer with a Metaspace pre-tokenizer of prepend_scheme first",
         ));
     }
     if normalizer.contains(&Norm::Nfc) && !normalizer.iter().all(|step| *step == Norm::Nfc) {

@@ -68,7 +68,13 @@ pub(super) const FAMILY: Family = Family {
 /// BPE models: no reference counts were made for such files.
 fn check(pipeline: &Pipeline<'_>) -> Result<(), Error> {
     pipeline.refuse_normalizers(
-        &["BertNormalizer", "Lowercase", "NFD", "StripAccents"],
+        &[
+            "BertNormalizer",
+            "Lowercase",
+            "NFD",
+            "StripAccents",
+            "Precompiled",
+        ],
         "BPE",
     )?;
     pipeline.refuse_pre_tokenizers(

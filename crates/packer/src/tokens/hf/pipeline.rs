@@ -1,10 +1,13 @@
 //! A `tokenizer.json`'s normalizer and pre-tokenizer, read into the
 //! stages the engine runs (see the `pretokenize` module for how they run).
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::bert::BertOptions;
 use super::component;
+use super::precompiled::Charsmap;
 use crate::error::Error;
 use crate::tokens::file::{invalid, unsupported};
 use crate::tokens::pretokenize::{Behavior, GPT2_PATTERN, PrependScheme, SplitRegex, Stage};
@@ -69,6 +72,9 @@ pub(crate) enum Norm {
     Nfd,
     /// `StripAccents`: combining marks removed.
     StripAccents,
+    /// `Precompiled`: SentencePiece's compiled rules (the `precompiled`
+    /// module).
+    Precompiled(Arc<Charsmap>),
 }
 
 impl Norm {
@@ -85,6 +91,7 @@ impl Norm {
             Norm::Lowercase => "Lowercase",
             Norm::Nfd => "NFD",
             Norm::StripAccents => "StripAccents",
+            Norm::Precompiled(_) => "Precompiled",
         }
     }
 }
@@ -162,6 +169,10 @@ fn push_normalizer(value: &Value, steps: &mut Vec<Norm>) -> Result<(), Error> {
         Some("Lowercase") => steps.push(Norm::Lowercase),
         Some("NFD") => steps.push(Norm::Nfd),
         Some("StripAccents") => steps.push(Norm::StripAccents),
+        Some("Precompiled") => {
+            let charsmap = Charsmap::parse(&text("precompiled_charsmap")?)?;
+            steps.push(Norm::Precompiled(Arc::new(charsmap)));
+        }
         Some("Sequence") => {
             let list = value
                 .get("normalizers")
