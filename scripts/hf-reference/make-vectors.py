@@ -391,6 +391,21 @@ def precompiled_file():
     tokenizer.save(str(DATA / "unigram-precompiled-tokenizer.json"))
 
 
+def regex_replace_file():
+    """`unigram-sequence`'s model with the normalizer that `transformers`'
+    SentencePiece converters now write (SPEC §2.2.1): `NFKC` (where those
+    write `Precompiled`), `Strip` on the right, then `Replace` with the
+    regex ` {2,}` by `▁`; `Metaspace` always."""
+    from tokenizers import Regex, Tokenizer, normalizers, pre_tokenizers
+
+    tokenizer = Tokenizer.from_file(str(DATA / "unigram-sequence-tokenizer.json"))
+    tokenizer.normalizer = normalizers.Sequence(
+        [normalizers.NFKC(), normalizers.Strip(left=False, right=True), normalizers.Replace(Regex(" {2,}"), "\u2581")]
+    )
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="always")
+    tokenizer.save(str(DATA / "unigram-regex-tokenizer.json"))
+
+
 def train_missing(make, *names):
     """Runs `make` when one of the files it writes is not there yet (or
     with --retrain)."""
@@ -417,6 +432,7 @@ def main():
     train_missing(nfkc_files, "bpe-nfkc-tokenizer.json", "wordpiece-nfkd-tokenizer.json")
     train_missing(wordlevel_files, "wordlevel-whitespace-tokenizer.json", "wordlevel-bytes-tokenizer.json")
     train_missing(precompiled_file, "unigram-precompiled-tokenizer.json")
+    train_missing(regex_replace_file, "unigram-regex-tokenizer.json")
 
     files = {
         "qwen3": ("qwen3-tokenizer.json.gz", hf_counter, "tokenizers"),
@@ -441,6 +457,7 @@ def main():
         "wordlevel-whitespace": ("wordlevel-whitespace-tokenizer.json", hf_counter, "tokenizers"),
         "wordlevel-bytes": ("wordlevel-bytes-tokenizer.json", hf_counter, "tokenizers"),
         "unigram-precompiled": ("unigram-precompiled-tokenizer.json", hf_counter, "tokenizers"),
+        "unigram-regex": ("unigram-regex-tokenizer.json", hf_counter, "tokenizers"),
     }
     cases = texts.all_texts()
     out = {"files": {}, "texts": [], "envelopes": []}

@@ -435,8 +435,8 @@ fn what_cannot_be_counted_exactly_is_refused_naming_the_component() {
             "look-around",
         ),
         (
-            r#"{"normalizer":{"type":"Replace","pattern":{"Regex":" +"},"content":"▁"},"pre_tokenizer":null,"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
-            "a Replace normalizer with a regex pattern",
+            r#"{"normalizer":{"type":"Replace","pattern":{"Regex":"(?<=a) +"},"content":"▁"},"pre_tokenizer":null,"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
+            "a Replace normalizer's regex: a split pattern with a look-around or an inline flag",
         ),
         (
             r#"{"normalizer":{"type":"Sequence","normalizers":[{"type":"NFC"},{"type":"Prepend","prepend":"▁"}]},"pre_tokenizer":null,"model":{"type":"BPE","vocab":{},"merges":[]}}"#,

@@ -8,7 +8,8 @@
 //! # What is accepted
 //!
 //! - Normalizers: none, `NFC`, `NFKC`, `NFKD`, `Prepend`, `Replace` with a
-//!   literal pattern, `Strip`, the `BertNormalizer` (`clean_text`,
+//!   literal pattern or a regex run exactly (the `pretokenize` module's
+//!   rules for split patterns; ` {2,}` of SentencePiece conversions), `Strip`, the `BertNormalizer` (`clean_text`,
 //!   `handle_chinese_chars`, `strip_accents`, unset following `lowercase`,
 //!   `lowercase`), `Lowercase`, `NFD`, `StripAccents` and `Precompiled`
 //!   (SentencePiece's compiled rules: T5, ALBERT, XLM-R; the `precompiled`
@@ -47,8 +48,8 @@
 //! Everything else is `unsupported-tokenizer`, naming the component: a
 //! model type no family counts, what a family's module refuses (no
 //! reference counts were made for it, or packer cannot count it exactly),
-//! other normalizers (`Nmt`; `Replace` with a regex, NFC in a `Sequence`
-//! with others), other pre-tokenizers, `Metaspace` with `ByteLevel`, or
+//! other normalizers (`Nmt`; `Replace` with a regex that packer's engine
+//! cannot run exactly, NFC in a `Sequence` with others), other pre-tokenizers, `Metaspace` with `ByteLevel`, or
 //! with the `first` scheme after another pre-tokenizer or after a
 //! `Precompiled` normalizer, and split patterns that packer's
 //! regex engine cannot run exactly (see the `pretokenize` module). A model
@@ -252,6 +253,22 @@ impl<M: PieceModel> HuggingFace<M> {
                     if !pattern.is_empty() && out.contains(pattern.as_str()) {
                         origin &= !(content.is_empty() && out.starts_with(pattern.as_str()));
                         out = Cow::Owned(out.replace(pattern.as_str(), content));
+                    }
+                }
+                Norm::ReplaceRegex { pattern, content } => {
+                    let regex = &pattern.0;
+                    let mut cache = regex.create_cache();
+                    let mut replaced = String::new();
+                    let mut kept = 0;
+                    while let Some((start, end)) = regex.find_at(&mut cache, &out, kept) {
+                        origin &= !(start == 0 && content.is_empty());
+                        replaced.push_str(&out[kept..start]);
+                        replaced.push_str(content);
+                        kept = end;
+                    }
+                    if kept > 0 {
+                        replaced.push_str(&out[kept..]);
+                        out = Cow::Owned(replaced);
                     }
                 }
                 Norm::Strip { left, right } => {

@@ -62,6 +62,9 @@ pub(crate) enum Norm {
     Prepend(String),
     /// `Replace` with a literal pattern: every occurrence, left to right.
     Replace { pattern: String, content: String },
+    /// `Replace` with a regex pattern: every match, left to right, as the
+    /// reference's unanchored search finds them.
+    ReplaceRegex { pattern: Pattern, content: String },
     /// `Strip`: whitespace off the left and/or the right.
     Strip { left: bool, right: bool },
     /// `BertNormalizer` (the `bert` module).
@@ -85,7 +88,7 @@ impl Norm {
             Norm::Nfkc => "NFKC",
             Norm::Nfkd => "NFKD",
             Norm::Prepend(_) => "Prepend",
-            Norm::Replace { .. } => "Replace",
+            Norm::Replace { .. } | Norm::ReplaceRegex { .. } => "Replace",
             Norm::Strip { .. } => "Strip",
             Norm::Bert(_) => "BertNormalizer",
             Norm::Lowercase => "Lowercase",
@@ -95,6 +98,20 @@ impl Norm {
         }
     }
 }
+
+/// A `Replace` normalizer's regex, compiled for exact matching (the
+/// `pretokenize` module says which patterns are), equal to another with
+/// the same source.
+#[derive(Debug, Clone)]
+pub(crate) struct Pattern(pub(crate) Arc<SplitRegex>);
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Pattern) -> bool {
+        self.0.source() == other.0.source()
+    }
+}
+
+impl Eq for Pattern {}
 
 /// The normalizer's steps (none without one); refuses what is not listed.
 pub(super) fn parse_normalizer(value: Option<&Value>) -> Result<Vec<Norm>, Error> {
@@ -124,10 +141,18 @@ fn push_normalizer(value: &Value, steps: &mut Vec<Norm>) -> Result<(), Error> {
                 .and_then(|p| p.get("String"))
                 .and_then(Value::as_str)
             else {
-                if pattern.and_then(|p| p.get("Regex")).is_some() {
-                    return Err(unsupported("a Replace normalizer with a regex pattern"));
-                }
-                return Err(invalid("a Replace normalizer has no pattern"));
+                let Some(regex) = pattern.and_then(|p| p.get("Regex")).and_then(Value::as_str)
+                else {
+                    return Err(invalid("a Replace normalizer has no pattern"));
+                };
+                let regex = SplitRegex::new(regex).map_err(|refusal| {
+                    unsupported(format!("a Replace normalizer's regex: {refusal}"))
+                })?;
+                steps.push(Norm::ReplaceRegex {
+                    pattern: Pattern(Arc::new(regex)),
+                    content: text("content")?,
+                });
+                return Ok(());
             };
             steps.push(Norm::Replace {
                 pattern: pattern.to_owned(),
