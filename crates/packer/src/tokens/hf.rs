@@ -9,7 +9,8 @@
 //!
 //! - Normalizers: none, `NFC`, `NFKC`, `NFKD`, `Prepend`, `Replace` with a
 //!   literal pattern or a regex run exactly (the `pretokenize` module's
-//!   rules for split patterns; ` {2,}` of SentencePiece conversions), `Strip`, the `BertNormalizer` (`clean_text`,
+//!   rules for split patterns; ` {2,}` of SentencePiece conversions),
+//!   `Strip`, the `BertNormalizer` (`clean_text`,
 //!   `handle_chinese_chars`, `strip_accents`, unset following `lowercase`,
 //!   `lowercase`), `Lowercase`, `NFD`, `StripAccents` and `Precompiled`
 //!   (SentencePiece's compiled rules: T5, ALBERT, XLM-R; the `precompiled`
@@ -49,10 +50,11 @@
 //! model type no family counts, what a family's module refuses (no
 //! reference counts were made for it, or packer cannot count it exactly),
 //! other normalizers (`Nmt`; `Replace` with a regex that packer's engine
-//! cannot run exactly, NFC in a `Sequence` with others), other pre-tokenizers, `Metaspace` with `ByteLevel`, or
-//! with the `first` scheme after another pre-tokenizer or after a
-//! `Precompiled` normalizer, and split patterns that packer's
-//! regex engine cannot run exactly (see the `pretokenize` module). A model
+//! cannot run exactly, NFC in a `Sequence` with others), other
+//! pre-tokenizers, `Metaspace` with `ByteLevel`, or with the `first` scheme
+//! after another pre-tokenizer or after a `Precompiled` normalizer, and
+//! split patterns that packer's regex engine cannot run exactly (see the
+//! `pretokenize` module). A model
 //! the reference itself would fail with on some text is `invalid-tokenizer`
 //! (each family's module says which).
 
