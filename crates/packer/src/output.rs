@@ -417,7 +417,8 @@ pub const REPORT_WIDTH: usize = 80;
 pub const NO_WRAP: usize = usize::MAX;
 
 /// The longest id the report shows whole, in terminal columns; longer ids
-/// end in `…` (the JSON output always has them whole).
+/// are cut with a `…`, before a path's last component where it fits (the
+/// JSON output always has them whole).
 pub const REPORT_ID_WIDTH: usize = 32;
 
 /// Writes the report of `outcome`, wrapped at `width` terminal columns.
@@ -720,22 +721,31 @@ fn pad(text: &str, width: usize) -> String {
     format!("{text}{}", " ".repeat(width.saturating_sub(text.width())))
 }
 
-/// `text` cut to at most `width` terminal columns, ending in `…` when cut.
+/// `text` cut to at most `width` terminal columns with a `…` where it is
+/// cut: before its last `/` when that keeps the last path component and at
+/// least a few columns of the start (so that the files of one deep folder
+/// stay apart), otherwise at the end.
 fn ellipsized(text: &str, width: usize) -> String {
     if text.width() <= width {
         return text.to_owned();
     }
+    let (head, tail) = match text.rfind('/') {
+        Some(slash) if text[slash..].width() + 1 + 4 <= width => (&text[..slash], &text[slash..]),
+        _ => (text, ""),
+    };
+    let room = width - tail.width() - 1;
     let mut out = String::new();
     let mut used = 0;
-    for c in text.chars() {
+    for c in head.chars() {
         let w = c.width().unwrap_or(0);
-        if used + w + 1 > width {
+        if used + w > room {
             break;
         }
         out.push(c);
         used += w;
     }
     out.push('…');
+    out.push_str(tail);
     out
 }
 
@@ -922,6 +932,17 @@ mod tests {
         use unicode_width::UnicodeWidthStr;
         assert_eq!(ellipsized("short", 10), "short");
         assert_eq!(ellipsized("abcdefghijkl", 10), "abcdefghi…");
+        // A path keeps its file name, so the files of one folder differ.
+        assert_eq!(
+            ellipsized("moshi/src/main/java/com/squareup/moshi/JsonAdapter.kt", 32),
+            "moshi/src/main/j…/JsonAdapter.kt"
+        );
+        assert_eq!(ellipsized("a/b/c/d", 5), "a/b/…");
+        // A file name too long to keep is cut at the end.
+        assert_eq!(
+            ellipsized("src/a-very-long-file-name.rs", 12),
+            "src/a-very-…"
+        );
         let cut = ellipsized("日本語のドキュメント", 10);
         assert_eq!(cut, "日本語の…");
         assert!(cut.width() <= 10);
