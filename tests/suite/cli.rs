@@ -887,14 +887,15 @@ fn first_mistakes_are_told_what_to_run_instead() {
     // A fixture that is JSON but wrong gets no hint.
     let run = exec_with_stdin(&["pack", "-", "--format", "report"], b"{}");
     assert!(!run.stderr.contains("hint:"), "{}", run.stderr);
-    // --dir without a budget names the flags, before walking anything (the
-    // directory does not even exist).
+    // --dir without a budget names the flags and the config key, before
+    // walking anything (the directory does not even exist).
     let run = exec(&["pack", "--dir", "no/such/dir", "--format", "report"]);
     assert_eq!(run.status, 3);
     assert_eq!(
         run.stderr,
         "error[invalid-budget]: packing a directory needs a budget: give --budget N (the payload \
-         may use N tokens), or --context-tokens N with the reservations you need\n"
+         may use N tokens), or --context-tokens N with the reservations you need, or write \
+         budget = N in the directory's packer.toml (packer init DIR writes one)\n"
     );
     // An empty --files-from list, or one of which nothing is collected, is
     // a warning; the (empty) pack still succeeds.

@@ -904,7 +904,8 @@ fn budget_message(field: &str, problem: BudgetProblem) -> String {
              or all four budget flags (--context-tokens, --reserved-other-input-tokens, --reserved-output-tokens, --safety-tokens)"
             .into(),
         BudgetProblem::MissingForDirectory => "packing a directory needs a budget: give --budget N \
-             (the payload may use N tokens), or --context-tokens N with the reservations you need"
+             (the payload may use N tokens), or --context-tokens N with the reservations you need, \
+             or write budget = N in the directory's packer.toml (packer init DIR writes one)"
             .into(),
         BudgetProblem::NotAnObject => "budget must be an object of four token counts".into(),
         BudgetProblem::MissingValue => {
