@@ -257,8 +257,7 @@ impl<M: PieceModel> HuggingFace<M> {
                         out = Cow::Owned(out.replace(pattern.as_str(), content));
                     }
                 }
-                Norm::ReplaceRegex { pattern, content } => {
-                    let regex = &pattern.0;
+                Norm::ReplaceRegex { regex, content } => {
                     let mut cache = regex.create_cache();
                     let mut replaced = String::new();
                     let mut kept = 0;
@@ -688,7 +687,7 @@ impl Pipeline<'_> {
         // matches and removing the rest (`Removed` with `invert`, as
         // converted OpenAI files say it) is the same split as `Isolated`.
         let splitting = match stages.as_slice() {
-            _ if !byte_level || !normalizer.iter().all(|step| *step == Norm::Nfc) => {
+            _ if !byte_level || !normalizer.iter().all(|step| matches!(step, Norm::Nfc)) => {
                 Splitting::Whole
             }
             [
@@ -800,7 +799,9 @@ fn hugging_face(
             "a Precompiled normalizer with a Metaspace pre-tokenizer of prepend_scheme first",
         ));
     }
-    if normalizer.contains(&Norm::Nfc) && !normalizer.iter().all(|step| *step == Norm::Nfc) {
+    if normalizer.iter().any(|step| matches!(step, Norm::Nfc))
+        && !normalizer.iter().all(|step| matches!(step, Norm::Nfc))
+    {
         // NFC composes across what another step writes (a mark after a
         // replaced space); supported alone only.
         return Err(unsupported(

@@ -1,8 +1,6 @@
 //! A `tokenizer.json`'s normalizer and pre-tokenizer, read into the
 //! stages the engine runs (see the `pretokenize` module for how they run).
 
-use std::sync::Arc;
-
 use serde_json::Value;
 
 use super::bert::BertOptions;
@@ -50,7 +48,7 @@ fn type_of(value: &Value) -> Option<&str> {
 }
 
 /// One normalizer step, applied in order.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub(crate) enum Norm {
     /// NFC, with the reference's own tables.
     Nfc,
@@ -64,7 +62,7 @@ pub(crate) enum Norm {
     Replace { pattern: String, content: String },
     /// `Replace` with a regex pattern: every match, left to right, as the
     /// reference's unanchored search finds them.
-    ReplaceRegex { pattern: Pattern, content: String },
+    ReplaceRegex { regex: SplitRegex, content: String },
     /// `Strip`: whitespace off the left and/or the right.
     Strip { left: bool, right: bool },
     /// `BertNormalizer` (the `bert` module).
@@ -77,7 +75,7 @@ pub(crate) enum Norm {
     StripAccents,
     /// `Precompiled`: SentencePiece's compiled rules (the `precompiled`
     /// module).
-    Precompiled(Arc<Charsmap>),
+    Precompiled(Charsmap),
 }
 
 impl Norm {
@@ -98,20 +96,6 @@ impl Norm {
         }
     }
 }
-
-/// A `Replace` normalizer's regex, compiled for exact matching (the
-/// `pretokenize` module says which patterns are), equal to another with
-/// the same source.
-#[derive(Debug, Clone)]
-pub(crate) struct Pattern(pub(crate) Arc<SplitRegex>);
-
-impl PartialEq for Pattern {
-    fn eq(&self, other: &Pattern) -> bool {
-        self.0.source() == other.0.source()
-    }
-}
-
-impl Eq for Pattern {}
 
 /// The normalizer's steps (none without one); refuses what is not listed.
 pub(super) fn parse_normalizer(value: Option<&Value>) -> Result<Vec<Norm>, Error> {
@@ -149,7 +133,7 @@ fn push_normalizer(value: &Value, steps: &mut Vec<Norm>) -> Result<(), Error> {
                     unsupported(format!("a Replace normalizer's regex: {refusal}"))
                 })?;
                 steps.push(Norm::ReplaceRegex {
-                    pattern: Pattern(Arc::new(regex)),
+                    regex,
                     content: text("content")?,
                 });
                 return Ok(());
@@ -196,7 +180,7 @@ fn push_normalizer(value: &Value, steps: &mut Vec<Norm>) -> Result<(), Error> {
         Some("StripAccents") => steps.push(Norm::StripAccents),
         Some("Precompiled") => {
             let charsmap = Charsmap::parse(&text("precompiled_charsmap")?)?;
-            steps.push(Norm::Precompiled(Arc::new(charsmap)));
+            steps.push(Norm::Precompiled(charsmap));
         }
         Some("Sequence") => {
             let list = value

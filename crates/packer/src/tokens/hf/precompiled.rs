@@ -36,7 +36,7 @@ const MOST_NODES: usize = 1 << 20;
 
 /// A charsmap read into the replacement of every key of at most
 /// [`LONGEST_KEY`] bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub(crate) struct Charsmap {
     keys: FxHashMap<Box<[u8]>, Box<str>>,
 }
