@@ -126,8 +126,8 @@ type Built = Result<Box<dyn Engine>, Error>;
 /// empty). Called once per piece not yet counted, so statically: the
 /// engine is generic over it and one dynamic call is made per text.
 pub(super) trait PieceModel: Send + Sync + 'static {
-    /// The tokens of `piece` (a `str`'s bytes).
-    fn count(&self, piece: &[u8]) -> usize;
+    /// The tokens of `piece`.
+    fn count(&self, piece: &str) -> usize;
 }
 
 /// The reference's model types, to name an unsupported one in a message.
@@ -213,6 +213,12 @@ impl<M: PieceModel> HuggingFace<M> {
                 .collect()
         };
         with_state(self, caches, f)
+    }
+
+    /// The model's tokens of one piece, remembered in `pieces` (the cache
+    /// hands the piece's bytes on; the model reads the `str` itself).
+    fn piece_tokens(&self, pieces: &mut Pieces, piece: &str) -> usize {
+        pieces.tokens(piece, |_| self.model.count(piece))
     }
 
     fn normalize<'t>(&self, text: &'t str) -> Cow<'t, str> {
@@ -327,7 +333,7 @@ impl<M: PieceModel> HuggingFace<M> {
         let mut count = 0;
         self.run_stages(0, caches, text, origin, &mut |piece: &str| {
             if !piece.is_empty() {
-                count += pieces.tokens(piece, |piece| self.model.count(piece));
+                count += self.piece_tokens(pieces, piece);
             }
         });
         count
@@ -466,7 +472,7 @@ impl<M: PieceModel> Engine for HuggingFace<M> {
         };
         self.with_state(|caches, pieces| {
             count_before_piece_at(regex, &mut caches[0], text, offset, |piece| {
-                pieces.tokens(piece, |piece| self.model.count(piece))
+                self.piece_tokens(pieces, piece)
             })
         })
     }
@@ -595,9 +601,7 @@ impl<M: PieceModel> Engine for HuggingFace<M> {
         };
         self.with_state(|caches, pieces| {
             for_each_piece(regex, &mut caches[0], text, from, |piece| {
-                visit.piece(piece, |piece| {
-                    pieces.tokens(piece, |piece| self.model.count(piece))
-                })
+                visit.piece(piece, |piece| self.piece_tokens(pieces, piece))
             });
         });
         true

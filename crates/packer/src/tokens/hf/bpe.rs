@@ -93,14 +93,14 @@ fn build(raw: &RawValue, pipeline: Pipeline<'_>) -> Result<Box<dyn Engine>, Erro
 }
 
 impl PieceModel for Bpe {
-    fn count(&self, piece: &[u8]) -> usize {
-        self.count(piece)
+    fn count(&self, piece: &str) -> usize {
+        Bpe::count(self, piece.as_bytes())
     }
 }
 
 impl PieceModel for CharBpe {
-    fn count(&self, piece: &[u8]) -> usize {
-        self.count(std::str::from_utf8(piece).expect("pieces are cut from a str"))
+    fn count(&self, piece: &str) -> usize {
+        CharBpe::count(self, piece)
     }
 }
 

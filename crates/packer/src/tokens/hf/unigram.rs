@@ -57,8 +57,8 @@ fn build(raw: &RawValue, pipeline: Pipeline<'_>) -> Result<Box<dyn Engine>, Erro
 }
 
 impl PieceModel for Unigram {
-    fn count(&self, piece: &[u8]) -> usize {
-        self.count(std::str::from_utf8(piece).expect("pieces are cut from a str"))
+    fn count(&self, piece: &str) -> usize {
+        Unigram::count(self, piece)
     }
 }
 

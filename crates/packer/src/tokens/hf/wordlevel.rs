@@ -39,7 +39,7 @@ struct WordLevelModel<'a> {
 struct WordLevel;
 
 impl PieceModel for WordLevel {
-    fn count(&self, _piece: &[u8]) -> usize {
+    fn count(&self, _piece: &str) -> usize {
         1
     }
 }

@@ -39,8 +39,8 @@ fn build(raw: &RawValue, pipeline: Pipeline<'_>) -> Result<Box<dyn Engine>, Erro
 }
 
 impl PieceModel for WordPiece {
-    fn count(&self, piece: &[u8]) -> usize {
-        self.count(std::str::from_utf8(piece).expect("pieces are cut from a str"))
+    fn count(&self, piece: &str) -> usize {
+        WordPiece::count(self, piece)
     }
 }
 
