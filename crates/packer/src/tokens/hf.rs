@@ -647,31 +647,35 @@ pub(super) struct Pipeline<'a> {
     /// The pre-tokenizers' types, in order.
     pre_tokenizers: Vec<&'static str>,
     added_tokens: Option<&'a RawValue>,
+    /// The model's type (its family's name), for refusals.
+    model: &'static str,
 }
 
 impl Pipeline<'_> {
     /// Refuses the first normalizer step whose type is one of `names`, as
-    /// not counted with a `model` model.
-    pub(super) fn refuse_normalizers(&self, names: &[&str], model: &str) -> Result<(), Error> {
+    /// not counted with this model.
+    pub(super) fn refuse_normalizers(&self, names: &[&str]) -> Result<(), Error> {
         match self
             .normalizer
             .iter()
             .find(|step| names.contains(&step.name()))
         {
             Some(step) => Err(unsupported(format!(
-                "the {} normalizer with a {model} model",
-                step.name()
+                "the {} normalizer with a {} model",
+                step.name(),
+                self.model
             ))),
             None => Ok(()),
         }
     }
 
     /// Refuses the first pre-tokenizer whose type is one of `names`, as
-    /// not counted with a `model` model.
-    pub(super) fn refuse_pre_tokenizers(&self, names: &[&str], model: &str) -> Result<(), Error> {
+    /// not counted with this model.
+    pub(super) fn refuse_pre_tokenizers(&self, names: &[&str]) -> Result<(), Error> {
         match self.pre_tokenizers.iter().find(|name| names.contains(name)) {
             Some(name) => Err(unsupported(format!(
-                "the {name} pre-tokenizer with a {model} model"
+                "the {name} pre-tokenizer with a {} model",
+                self.model
             ))),
             None => Ok(()),
         }
@@ -757,6 +761,7 @@ fn hugging_face(
         byte_level,
         pre_tokenizers: names,
         added_tokens,
+        model: family.name,
     };
     (family.check)(&pipeline)?;
     let Pipeline {

@@ -67,20 +67,14 @@ pub(super) const FAMILY: Family = Family {
 /// The normalizers and pre-tokenizers of WordPiece files stay refused with
 /// BPE models: no reference counts were made for such files.
 fn check(pipeline: &Pipeline<'_>) -> Result<(), Error> {
-    pipeline.refuse_normalizers(
-        &[
-            "BertNormalizer",
-            "Lowercase",
-            "NFD",
-            "StripAccents",
-            "Precompiled",
-        ],
-        "BPE",
-    )?;
-    pipeline.refuse_pre_tokenizers(
-        &["BertPreTokenizer", "WhitespaceSplit", "Whitespace"],
-        "BPE",
-    )
+    pipeline.refuse_normalizers(&[
+        "BertNormalizer",
+        "Lowercase",
+        "NFD",
+        "StripAccents",
+        "Precompiled",
+    ])?;
+    pipeline.refuse_pre_tokenizers(&["BertPreTokenizer", "WhitespaceSplit", "Whitespace"])
 }
 
 fn build(raw: &RawValue, pipeline: Pipeline<'_>) -> Result<Box<dyn Engine>, Error> {

@@ -47,9 +47,9 @@ pub(super) const FAMILY: Family = Family {
 /// BERT normalizer and pre-tokenizer, `NFD` and `StripAccents` stay
 /// refused with them (no reference counts were made for such files).
 fn check(pipeline: &Pipeline<'_>) -> Result<(), Error> {
-    pipeline.refuse_pre_tokenizers(&["ByteLevel"], "Unigram")?;
-    pipeline.refuse_normalizers(&["BertNormalizer", "NFD", "StripAccents"], "Unigram")?;
-    pipeline.refuse_pre_tokenizers(&["BertPreTokenizer"], "Unigram")
+    pipeline.refuse_pre_tokenizers(&["ByteLevel"])?;
+    pipeline.refuse_normalizers(&["BertNormalizer", "NFD", "StripAccents"])?;
+    pipeline.refuse_pre_tokenizers(&["BertPreTokenizer"])
 }
 
 fn build(raw: &RawValue, pipeline: Pipeline<'_>) -> Result<Box<dyn Engine>, Error> {

@@ -30,8 +30,8 @@ pub(super) const FAMILY: Family = Family {
 
 /// WordPiece works on words: no byte-level characters, no `▁`.
 fn check(pipeline: &Pipeline<'_>) -> Result<(), Error> {
-    pipeline.refuse_pre_tokenizers(&["ByteLevel", "Metaspace"], "WordPiece")?;
-    pipeline.refuse_normalizers(&["Precompiled"], "WordPiece")
+    pipeline.refuse_pre_tokenizers(&["ByteLevel", "Metaspace"])?;
+    pipeline.refuse_normalizers(&["Precompiled"])
 }
 
 fn build(raw: &RawValue, pipeline: Pipeline<'_>) -> Result<Box<dyn Engine>, Error> {
