@@ -297,7 +297,7 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     if let Some(out) = &args.payload_out {
         if let Some(dir) = &args.dir {
             read.protect(&dir.join(".git"));
-            read.protect_rule_files(dir);
+            read.protect_collected(dir);
         }
         for path in [
             args.input

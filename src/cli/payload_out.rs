@@ -5,9 +5,13 @@
 //!   `--files-from` list, any collected file) is refused, compared by device
 //!   and inode, so a hard link, a symbolic link or another spelling of the
 //!   path is caught (`payload-out-is-input`).
+//! - A symbolic link inside a collected directory, as the file named or as
+//!   a directory on the way to it, is the tree's, not the user's: it is
+//!   not followed (`payload-out-is-link`), so a planted link cannot aim the
+//!   payload at a file outside the tree.
 //! - A regular file (or a new one) is written atomically: a temporary file
-//!   beside it, then a rename over it; a symbolic link is followed, so the
-//!   file it names is replaced and the link kept.
+//!   beside it, then a rename over it; any other symbolic link is followed,
+//!   so the file it names is replaced and the link kept.
 //! - A FIFO, a terminal or another device is written in place, opened
 //!   without blocking: a FIFO that no process reads is an error, not a hang.
 
@@ -25,7 +29,8 @@ const RULE_FILES: [&str; 3] = [".gitignore", ".ignore", ".gitattributes"];
 pub struct ReadFiles {
     ids: Vec<FileId>,
     directories: Vec<PathBuf>,
-    rule_roots: Vec<PathBuf>,
+    /// The collected directories (real paths).
+    collected: Vec<PathBuf>,
 }
 
 impl ReadFiles {
@@ -55,12 +60,12 @@ impl ReadFiles {
         }
     }
 
-    /// Refuses the files under `directory` that Git or packer read as
-    /// rules (`.gitignore`, `.ignore`, `.gitattributes`), whether or not
-    /// this run opened them.
-    pub fn protect_rule_files(&mut self, directory: &Path) {
+    /// Refuses, in the collected `directory`, the files that Git or packer
+    /// read as rules (`.gitignore`, `.ignore`, `.gitattributes`), whether
+    /// or not this run opened them, and its symbolic links.
+    pub fn protect_collected(&mut self, directory: &Path) {
         if let Ok(real) = directory.canonicalize() {
-            self.rule_roots.push(real);
+            self.collected.push(real);
         }
     }
 
@@ -82,11 +87,23 @@ impl ReadFiles {
             .is_some_and(|name| RULE_FILES.iter().any(|rule| name == *rule));
         if rule_file
             && let Some(parent) = real_parent(out)
-            && self.rule_roots.iter().any(|root| parent.starts_with(root))
+            && self.in_collected(&parent)
         {
             return Err(Error::PayloadOutIsInput);
         }
+        let tree_link = out.ancestors().any(|path| {
+            std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+                && real_parent(path).is_some_and(|parent| self.in_collected(&parent))
+        });
+        if tree_link {
+            return Err(Error::PayloadOutIsLink);
+        }
         Ok(())
+    }
+
+    /// Whether the real path `path` is in a collected directory.
+    fn in_collected(&self, path: &Path) -> bool {
+        self.collected.iter().any(|root| path.starts_with(root))
     }
 }
 

@@ -57,6 +57,7 @@ fn the_reference_documents_every_error_code() {
         "required-does-not-fit",
         "unknown-model",
         "payload-out-is-input",
+        "payload-out-is-link",
         "payload-out-is-stdout",
         "empty-query",
         "output-failed",

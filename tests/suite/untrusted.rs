@@ -1230,6 +1230,83 @@ fn payload_out_refuses_standard_input_rule_files_and_the_git_directory() {
     }
 }
 
+/// A symbolic link planted in a collected tree cannot aim `--payload-out`
+/// at a file outside it, as the file named or as a directory on the way;
+/// a plain path in the tree, and a link the user made outside it, are
+/// written as before.
+#[test]
+fn payload_out_never_follows_a_link_planted_in_the_tree() {
+    let base = tempfile::tempdir().unwrap();
+    let dir = base.path();
+    write(&dir.join("tree/README.md"), "# readme\n");
+    write(&dir.join("outside/victim.txt"), "keep me\n");
+    let link = |target: &str, name: &str| {
+        std::os::unix::fs::symlink(dir.join(target), dir.join(name)).unwrap();
+    };
+    link("outside/victim.txt", "tree/context.md");
+    link("outside", "tree/out");
+    link("outside/new.md", "tree/dangling.md");
+    for out in [
+        "tree/context.md",
+        "tree/out/victim.txt",
+        "tree/out/new.md",
+        "tree/dangling.md",
+    ] {
+        let run = packer_in(
+            dir,
+            &[
+                "pack",
+                "--dir",
+                "tree",
+                "--budget",
+                "2000",
+                "--payload-out",
+                out,
+            ],
+        );
+        assert_eq!(run.status, 2, "{out}: {}", run.stderr);
+        assert!(
+            run.stderr.starts_with("error[payload-out-is-link]"),
+            "{out}: {}",
+            run.stderr
+        );
+    }
+    assert_eq!(
+        fs::read_to_string(dir.join("outside/victim.txt")).unwrap(),
+        "keep me\n"
+    );
+    assert!(!dir.join("outside/new.md").exists());
+    // A plain path in the tree, and the user's own link outside it.
+    link("outside/mine.md", "mine.md");
+    write(&dir.join("outside/mine.md"), "old\n");
+    for out in ["tree/packed.md", "mine.md"] {
+        let run = packer_in(
+            dir,
+            &[
+                "pack",
+                "--dir",
+                "tree",
+                "--budget",
+                "2000",
+                "--payload-out",
+                out,
+            ],
+        );
+        assert_eq!(run.status, 0, "{out}: {}", run.stderr);
+        assert!(
+            fs::read_to_string(dir.join(out))
+                .unwrap()
+                .contains("# readme")
+        );
+    }
+    assert!(
+        fs::symlink_metadata(dir.join("mine.md"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
+
 #[test]
 fn a_git_program_in_the_tree_never_runs_even_with_a_relative_path_entry() {
     let base = tempfile::tempdir().unwrap();

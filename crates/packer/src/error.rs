@@ -855,6 +855,12 @@ pub enum Error {
         "--payload-out names a file this run reads (the input fixture, the --tokenizer file, the --files-from list or a collected file); choose another file so that nothing read is changed"
     )]
     PayloadOutIsInput,
+    /// `--payload-out` goes through a symbolic link inside a collected
+    /// directory (the file named or a directory on the way).
+    #[error(
+        "--payload-out goes through a symbolic link inside the collected directory; a tree's links are not followed, so write the payload to a path that is not a link in the tree"
+    )]
+    PayloadOutIsLink,
     /// `--payload-out -`: standard output already gets `--format`'s output.
     #[error(
         "--payload-out - would mix the payload into standard output; use --format payload to print the payload, or give --payload-out a file"
@@ -1200,6 +1206,7 @@ impl Error {
             Error::RequestDoesNotFit { required: None, .. } => "empty-envelope-does-not-fit",
             Error::RequestDoesNotFit { .. } => "required-does-not-fit",
             Error::PayloadOutIsInput => "payload-out-is-input",
+            Error::PayloadOutIsLink => "payload-out-is-link",
             Error::PayloadOutIsStdout => "payload-out-is-stdout",
             Error::EmptyQuery => "empty-query",
             Error::InvalidRequest { .. } => "usage",
@@ -1225,6 +1232,7 @@ impl Error {
             | Error::EmptyQuery
             | Error::InvalidRequest { .. }
             | Error::PayloadOutIsInput
+            | Error::PayloadOutIsLink
             | Error::InvalidBaseUrl
             | Error::InvalidGlob
             | Error::InvalidConfig { .. }
