@@ -1246,13 +1246,8 @@ fn payload_out_never_follows_a_link_planted_in_the_tree() {
     link("outside/victim.txt", "tree/context.md");
     link("outside", "tree/out");
     link("outside/new.md", "tree/dangling.md");
-    for out in [
-        "tree/context.md",
-        "tree/out/victim.txt",
-        "tree/out/new.md",
-        "tree/dangling.md",
-    ] {
-        let run = packer_in(
+    let pack_tree = |out: &str| {
+        packer_in(
             dir,
             &[
                 "pack",
@@ -1263,7 +1258,15 @@ fn payload_out_never_follows_a_link_planted_in_the_tree() {
                 "--payload-out",
                 out,
             ],
-        );
+        )
+    };
+    for out in [
+        "tree/context.md",
+        "tree/out/victim.txt",
+        "tree/out/new.md",
+        "tree/dangling.md",
+    ] {
+        let run = pack_tree(out);
         assert_eq!(run.status, 2, "{out}: {}", run.stderr);
         assert!(
             run.stderr.starts_with("error[payload-out-is-link]"),
@@ -1280,18 +1283,7 @@ fn payload_out_never_follows_a_link_planted_in_the_tree() {
     link("outside/mine.md", "mine.md");
     write(&dir.join("outside/mine.md"), "old\n");
     for out in ["tree/packed.md", "mine.md"] {
-        let run = packer_in(
-            dir,
-            &[
-                "pack",
-                "--dir",
-                "tree",
-                "--budget",
-                "2000",
-                "--payload-out",
-                out,
-            ],
-        );
+        let run = pack_tree(out);
         assert_eq!(run.status, 0, "{out}: {}", run.stderr);
         assert!(
             fs::read_to_string(dir.join(out))
