@@ -587,6 +587,7 @@ fn pack_directory(
                 &found.config,
                 &found.name,
                 tokenizer.as_deref(),
+                None,
                 packer_files::now(),
             )
             .map_err(fail)?

@@ -255,6 +255,7 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
             &found.config,
             &found.name,
             settings.tokenizer.as_deref(),
+            None,
             packer_files::now(),
         )? {
             request.chat = Some(chat.chat);

@@ -1447,6 +1447,54 @@ async fn chat_requests_are_refused_with_codes_that_echo_nothing() {
             "{text}"
         );
         assert!(!text.contains("OUTSIDE-MARKER"), "{text}");
+        // The same links when the directory's packer.toml names the
+        // request: the template beside the tokenizer, then its
+        // tokenizer_config.json, each a link leading out.
+        fs::create_dir_all(tree.project().join("chat")).unwrap();
+        fs::write(
+            tree.project().join("chat/request.json"),
+            chat_request().to_string(),
+        )
+        .unwrap();
+        fs::write(
+            tree.project().join("packer.toml"),
+            "request = \"chat/request.json\"\n",
+        )
+        .unwrap();
+        let pack = || {
+            call(
+                &client,
+                "pack_directory",
+                json!({"path": ".", "budget": 4000, "tokenizer": "model/tokenizer.json"}),
+            )
+        };
+        let text = refused(&pack().await);
+        assert!(
+            text.starts_with("error[invalid-chat-template]: the chat template file cannot be read"),
+            "{text}"
+        );
+        assert!(!text.contains("OUTSIDE-MARKER"), "{text}");
+        fs::remove_file(model.join("chat_template.jinja")).unwrap();
+        fs::write(
+            tree.0.join("outside/tokenizer_config.json"),
+            r#"{"chat_template": "OUTSIDE-MARKER {{ messages[0].content }}"}"#,
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(
+            tree.0.join("outside/tokenizer_config.json"),
+            model.join("tokenizer_config.json"),
+        )
+        .unwrap();
+        let text = refused(&pack().await);
+        assert!(
+            text.starts_with(
+                "error[invalid-chat-template]: the chat template source tokenizer_config.json \
+                 cannot be read"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("OUTSIDE-MARKER"), "{text}");
+        fs::remove_file(tree.project().join("packer.toml")).unwrap();
     }
     // Malformed requests: coded, and nothing of them in the message.
     for request in [

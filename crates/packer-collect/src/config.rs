@@ -373,13 +373,17 @@ pub struct ConfigChat {
 /// component at a time without following a link (a link, a directory or a
 /// device is refused with `invalid-config` and not read). The template's
 /// special tokens, and the template when the file names none, come from
-/// beside `tokenizer` (the user's own `--tokenizer`), as for `--request`.
-/// `None` when the file names no request.
+/// beside `tokenizer` (the user's own `--tokenizer`), as for `--request`:
+/// with `roots` (an MCP server's canonical roots) only inside them, so a
+/// link beside the tokenizer file that leads out is `path-outside-root`
+/// whichever file named the request. `None` when the file names no
+/// request.
 pub fn chat(
     dir: &Path,
     config: &Config,
     name: &str,
     tokenizer: Option<&Path>,
+    roots: Option<&[std::path::PathBuf]>,
     now: i64,
 ) -> Result<Option<ConfigChat>, Error> {
     let Some(request) = &config.request else {
@@ -431,7 +435,7 @@ pub fn chat(
         Some(path) => Some(open("chat-template", path)?),
         None => None,
     };
-    let chat = files::chat_from_bytes(&request, template.as_deref(), tokenizer, now)?;
+    let chat = files::chat_from_bytes(&request, template.as_deref(), tokenizer, roots, now)?;
     Ok(Some(ConfigChat { chat, read }))
 }
 
@@ -571,9 +575,16 @@ mod tests {
             Some("./chat/template.jinja")
         );
         assert!(
-            chat(Path::new("."), &Config::default(), "packer.toml", None, 0)
-                .unwrap()
-                .is_none()
+            chat(
+                Path::new("."),
+                &Config::default(),
+                "packer.toml",
+                None,
+                None,
+                0
+            )
+            .unwrap()
+            .is_none()
         );
     }
 

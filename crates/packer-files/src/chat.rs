@@ -83,17 +83,21 @@ pub fn chat_of(
 }
 
 /// Like [`load_chat`], for a request and a template file already read (a
-/// `packer.toml`'s, read beneath its directory); the files beside
-/// `tokenizer` (the user's own path) are read as given.
+/// `packer.toml`'s, read beneath its directory). The files beside
+/// `tokenizer` are read as given, or with `roots` (canonical directories)
+/// only inside them, as [`chat_of`] reads them: the same rule for every
+/// file a request pulls in, whoever named the request.
 pub fn chat_from_bytes(
     request: &[u8],
     template: Option<&[u8]>,
     tokenizer: Option<&Path>,
+    roots: Option<&[PathBuf]>,
     now: i64,
 ) -> Result<Chat, Error> {
     let request = ChatRequest::from_bytes(request)?;
     let template = template.map(ChatTemplate::from_bytes).transpose()?;
-    assemble(request, template, tokenizer, Opening::AsGiven, now)
+    let opening = roots.map_or(Opening::AsGiven, Opening::Inside);
+    assemble(request, template, tokenizer, opening, now)
 }
 
 fn chat(

@@ -367,6 +367,7 @@ impl Server {
                 &found.config,
                 &found.name,
                 tokenizer_path.as_deref(),
+                Some(self.roots.paths()),
                 packer_files::now(),
             )?
             .map(|chat| chat.chat);
