@@ -5,6 +5,7 @@
 
 mod common;
 
+mod attacks;
 mod batch;
 mod cli;
 mod collect;

@@ -640,6 +640,15 @@ pub enum Error {
         /// The component, by its type name (never the file's text).
         component: String,
     },
+    /// The `--tokenizer` file asks for more work on a text than packer
+    /// gives a tokenizer file: too many steps, a normalizer that grows a
+    /// text without bound, too many added tokens.
+    #[error("{}", self.message(&CommandLine))]
+    TokenizerLimit {
+        /// What is over the limit and the limit (numbers, never the file's
+        /// text).
+        problem: String,
+    },
     /// A budget value is missing or invalid.
     #[error("{}", budget_message(field, *problem))]
     InvalidBudget {
@@ -1180,6 +1189,7 @@ impl Error {
             Error::UnreadableTokenizer { .. } | Error::TokenizerNotAFile => "unreadable-tokenizer",
             Error::InvalidTokenizer { .. } => "invalid-tokenizer",
             Error::UnsupportedTokenizer { .. } => "unsupported-tokenizer",
+            Error::TokenizerLimit { .. } => "tokenizer-limit",
             Error::InvalidChatRequest { .. } => "invalid-chat-request",
             Error::InvalidChatTemplate { .. } | Error::ChatTemplateMissing { .. } => {
                 "invalid-chat-template"
@@ -1255,6 +1265,7 @@ impl Error {
             | Error::TokenizerNotAFile
             | Error::InvalidTokenizer { .. }
             | Error::UnsupportedTokenizer { .. }
+            | Error::TokenizerLimit { .. }
             | Error::InvalidChatRequest { .. }
             | Error::InvalidChatTemplate { .. }
             | Error::ChatTemplateMissing { .. }
@@ -1332,6 +1343,11 @@ impl Error {
             Error::UnsupportedTokenizer { component } => format!(
                 "{} uses {component}, which packer cannot count exactly; it refuses rather than \
                  count approximately",
+                name(Setting::TokenizerFile)
+            ),
+            Error::TokenizerLimit { problem } => format!(
+                "{} has {problem}: more work on every text than packer gives a tokenizer file \
+                 (no published tokenizer comes near these limits)",
                 name(Setting::TokenizerFile)
             ),
             Error::RequestFramingUnknown { counted_with } => format!(
@@ -1519,6 +1535,9 @@ mod tests {
             Error::UnsupportedTokenizer {
                 component: "a normalizer".into(),
             },
+            Error::TokenizerLimit {
+                problem: "a normalizer of 65 steps".into(),
+            },
             Error::InvalidBaseUrl,
             Error::InvalidGlob,
             Error::TooManyFiles {
@@ -1579,7 +1598,11 @@ mod tests {
         // A problem's message carries the spelling too.
         let problems = Error::Problems {
             problems: vec![Problem {
-                error: errors[8].clone(),
+                error: errors
+                    .iter()
+                    .find(|error| matches!(error, Error::InvalidSchema { .. }))
+                    .expect("a schema error")
+                    .clone(),
                 document: None,
                 field: None,
                 at: None,

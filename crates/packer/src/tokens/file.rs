@@ -152,6 +152,13 @@ pub(super) fn unsupported(component: impl Into<String>) -> Error {
     }
 }
 
+/// `tokenizer-limit`, saying what is over which limit (numbers only).
+pub(super) fn over_limit(problem: impl Into<String>) -> Error {
+    Error::TokenizerLimit {
+        problem: problem.into(),
+    }
+}
+
 /// `invalid-tokenizer`, saying what is wrong (never the file's contents).
 pub(super) fn invalid(problem: impl Into<String>) -> Error {
     Error::InvalidTokenizer {

@@ -63,6 +63,7 @@ mod bert;
 mod bpe;
 mod pipeline;
 mod precompiled;
+mod prefixes;
 mod unigram;
 mod vocab;
 mod wordlevel;
@@ -85,7 +86,7 @@ use super::{Engine, Splitting, Stretch};
 use crate::error::Error;
 use crate::tokens::bpe::{Pieces, with_state};
 use added::{Added, AddedToken, Split};
-use pipeline::{Norm, PreTokenizer, parse_normalizer, parse_pre_tokenizer};
+use pipeline::{Norm, PreTokenizer, check_growth, parse_normalizer, parse_pre_tokenizer};
 
 /// The family of files with a `model` (see [`Family`](super::file::Family)).
 pub(super) fn read(top: &TopLevel) -> Option<Result<Box<dyn Engine>, Error>> {
@@ -755,6 +756,7 @@ fn hugging_face(
         byte_level,
         names,
     } = parse_pre_tokenizer(pre_tokenizer)?;
+    check_growth(&normalizer)?;
     let pipeline = Pipeline {
         normalizer,
         stages,

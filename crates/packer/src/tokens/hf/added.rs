@@ -38,7 +38,7 @@ use rustc_hash::FxHashSet;
 use serde::Deserialize;
 
 use crate::error::Error;
-use crate::tokens::file::invalid;
+use crate::tokens::file::{invalid, over_limit};
 
 /// One entry of `added_tokens`, as the reference deserializes it (every
 /// field is required there).
@@ -113,6 +113,14 @@ struct Edges {
     digit_first: bool,
 }
 
+/// The most added tokens a file may have (Gemma's have about six thousand,
+/// Qwen3's 26): each is a pattern of the search built at load.
+pub(super) const MOST_ADDED_TOKENS: usize = 100_000;
+
+/// The most bytes their texts may hold in all (the search's memory grows
+/// with them: 4 MiB of patterns take about 450 MB).
+pub(super) const MOST_ADDED_BYTES: usize = 4 << 20;
+
 impl Added {
     /// The added vocabulary of `tokens`, with `normalize` the file's
     /// normalizer; `None` when there is none.
@@ -129,6 +137,18 @@ impl Added {
         let mut seen_normalized: FxHashSet<String> = FxHashSet::default();
         let mut special = Vec::new();
         let mut normalized_special = false;
+        if tokens.len() > MOST_ADDED_TOKENS {
+            return Err(over_limit(format!(
+                "{} added tokens (the limit is {MOST_ADDED_TOKENS})",
+                tokens.len()
+            )));
+        }
+        let bytes: usize = tokens.iter().map(|token| token.content.len()).sum();
+        if bytes > MOST_ADDED_BYTES {
+            return Err(over_limit(format!(
+                "added tokens of {bytes} bytes in all (the limit is {MOST_ADDED_BYTES})"
+            )));
+        }
         for token in tokens {
             // The reference ignores empty tokens, and keeps one per text.
             if token.content.is_empty() || !seen.insert(token.content.as_ref()) {

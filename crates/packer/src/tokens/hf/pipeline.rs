@@ -7,7 +7,7 @@ use super::bert::BertOptions;
 use super::component;
 use super::precompiled::Charsmap;
 use crate::error::Error;
-use crate::tokens::file::{invalid, unsupported};
+use crate::tokens::file::{invalid, over_limit, unsupported};
 use crate::tokens::pretokenize::{Behavior, GPT2_PATTERN, PrependScheme, SplitRegex, Stage};
 
 /// The components the reference knows, for messages.
@@ -97,6 +97,69 @@ impl Norm {
     }
 }
 
+/// The most steps a normalizer, and the most stages a pre-tokenizer, may
+/// have: files have a handful, and each step is work on every text.
+pub(super) const MOST_STEPS: usize = 64;
+
+/// How many times longer, at most, a normalizer may make a text (a
+/// converted SentencePiece file's `Precompiled` and `Replace` steps make
+/// it at most 22 times longer; chained `Replace`s that double a text would
+/// ask for more memory than any machine has).
+pub(super) const MOST_GROWTH: u64 = 256;
+
+/// How many bytes, at most, a normalizer may add to a text (`Prepend`s).
+pub(super) const MOST_ADDED: u64 = 4096;
+
+impl Norm {
+    /// How much this step can grow a text of `n` bytes, at most: to
+    /// `n × factor + added` bytes.
+    fn growth(&self) -> (u64, u64) {
+        let ratio = |to: usize, from: usize| (to.div_ceil(from.max(1)) as u64).max(1);
+        match self {
+            // Canonical decomposition writes at most 4 characters for one
+            // (3 for one that NFC leaves decomposed); compatibility
+            // decomposition at most 18 (U+FDFA).
+            Norm::Nfc => (3, 0),
+            Norm::Nfd => (4, 0),
+            Norm::Nfkc | Norm::Nfkd => (18, 0),
+            // A lowercase letter is at most half as long again (`İ`).
+            Norm::Lowercase => (2, 0),
+            Norm::Strip { .. } | Norm::StripAccents => (1, 0),
+            // Spaces around Chinese characters, NFD and lowercase.
+            Norm::Bert(_) => (16, 0),
+            Norm::Prepend(prefix) => (1, prefix.len() as u64),
+            Norm::Replace { pattern, content } => (ratio(content.len(), pattern.len()), 0),
+            // A match is at least one byte (the empty one is refused).
+            Norm::ReplaceRegex { content, .. } => (ratio(content.len(), 1), 0),
+            Norm::Precompiled(charsmap) => (charsmap.growth(), 0),
+        }
+    }
+}
+
+/// Refuses a normalizer that can make a text more than [`MOST_GROWTH`]
+/// times longer or add more than [`MOST_ADDED`] bytes to it (its work on
+/// a text would not be bounded by the text).
+pub(super) fn check_growth(normalizer: &[Norm]) -> Result<(), Error> {
+    let (mut factor, mut added) = (1u64, 0u64);
+    for step in normalizer {
+        let (step_factor, step_added) = step.growth();
+        factor = factor.saturating_mul(step_factor);
+        added = added.saturating_mul(step_factor).saturating_add(step_added);
+    }
+    if factor > MOST_GROWTH {
+        return Err(over_limit(format!(
+            "a normalizer that can make a text up to {factor} times longer (the limit is \
+             {MOST_GROWTH} times)"
+        )));
+    }
+    if added > MOST_ADDED {
+        return Err(over_limit(format!(
+            "a normalizer that can add {added} bytes to a text (the limit is {MOST_ADDED})"
+        )));
+    }
+    Ok(())
+}
+
 /// The normalizer's steps (none without one); refuses what is not listed.
 pub(super) fn parse_normalizer(value: Option<&Value>) -> Result<Vec<Norm>, Error> {
     let mut steps = Vec::new();
@@ -107,6 +170,11 @@ pub(super) fn parse_normalizer(value: Option<&Value>) -> Result<Vec<Norm>, Error
 }
 
 fn push_normalizer(value: &Value, steps: &mut Vec<Norm>) -> Result<(), Error> {
+    if steps.len() >= MOST_STEPS && type_of(value) != Some("Sequence") {
+        return Err(over_limit(format!(
+            "a normalizer of more than {MOST_STEPS} steps (the limit is {MOST_STEPS})"
+        )));
+    }
     let text = |name: &str| -> Result<String, Error> {
         value
             .get(name)
@@ -221,6 +289,12 @@ pub(super) fn parse_pre_tokenizer(value: Option<&Value>) -> Result<PreTokenizer,
     let mut flat = Vec::new();
     if let Some(value) = value.filter(|v| !v.is_null()) {
         flatten(value, &mut flat)?;
+    }
+    if flat.len() > MOST_STEPS {
+        return Err(over_limit(format!(
+            "a pre-tokenizer of {} stages (the limit is {MOST_STEPS})",
+            flat.len()
+        )));
     }
     let mut stages = Vec::new();
     let mut byte_level = false;

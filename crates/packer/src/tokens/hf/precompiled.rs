@@ -75,6 +75,17 @@ impl Charsmap {
         Ok(Charsmap { keys })
     }
 
+    /// How many times longer, at most, a replacement is than what it
+    /// replaces (a chunk is at least as long as its key).
+    pub(crate) fn growth(&self) -> u64 {
+        self.keys
+            .iter()
+            .map(|(key, with)| with.len().div_ceil(key.len().max(1)) as u64)
+            .max()
+            .unwrap_or(1)
+            .max(1)
+    }
+
     /// The replacement of `chunk`: that of its shortest prefix that is a
     /// key (bytes up to a NUL), if any.
     fn transform(&self, chunk: &str) -> Option<&str> {

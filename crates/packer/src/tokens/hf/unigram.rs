@@ -31,6 +31,7 @@ use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::prefixes::Prefixes;
 use super::{Family, PieceModel, Pipeline};
 use crate::error::Error;
 use crate::tokens::Engine;
@@ -68,11 +69,12 @@ const K_UNK_PENALTY: f64 = 10.0;
 
 /// A Unigram model: every token's score and whether its id is `unk_id`.
 pub(super) struct Unigram {
-    /// Token → (score, whether the reference sees it as the unknown token).
-    tokens: FxHashMap<Box<str>, (f64, bool)>,
+    /// The tokens, searched by prefix.
+    tokens: Prefixes,
+    /// Each token's (score, whether the reference sees it as the unknown
+    /// token), by its position in `tokens`.
+    scores: Vec<(f64, bool)>,
     unk_score: f64,
-    /// The longest token's length in bytes.
-    longest: usize,
     /// With `byte_fallback`: which bytes have their `<0xNN>` token.
     byte_tokens: Option<Box<[bool; 256]>>,
 }
@@ -111,29 +113,30 @@ impl Unigram {
         if unk_id >= model.vocab.len() {
             return Err(invalid("its unk_id is not in the vocab"));
         }
-        let mut tokens: FxHashMap<Box<str>, (f64, bool)> = FxHashMap::default();
-        tokens.reserve(model.vocab.len());
+        let mut by_token: FxHashMap<&str, (f64, bool)> = FxHashMap::default();
+        by_token.reserve(model.vocab.len());
         let mut min_score = f64::INFINITY;
         for (id, (token, score)) in model.vocab.iter().enumerate() {
             // As in the reference, a token listed twice keeps its last id,
             // and the score of that id.
-            tokens.insert(Box::from(token.as_ref()), (*score, id == unk_id));
+            by_token.insert(token.as_ref(), (*score, id == unk_id));
             if *score < min_score {
                 min_score = *score;
             }
         }
-        let longest = tokens.keys().map(|t| t.len()).max().unwrap_or(0);
+        let tokens = Prefixes::new(by_token.keys().map(|token| Box::from(*token)));
+        let scores = tokens.tokens().map(|token| by_token[token]).collect();
         let byte_tokens = model.byte_fallback.then(|| {
             let mut present = Box::new([false; 256]);
             for (byte, slot) in present.iter_mut().enumerate() {
-                *slot = tokens.contains_key(format!("<0x{byte:02X}>").as_str());
+                *slot = by_token.contains_key(format!("<0x{byte:02X}>").as_str());
             }
             present
         });
         Ok(Unigram {
             tokens,
+            scores,
             unk_score: min_score - K_UNK_PENALTY,
-            longest,
             byte_tokens,
         })
     }
@@ -155,25 +158,21 @@ impl Unigram {
             let here = best[start].score;
             let char_len = piece[start..].chars().next().map_or(1, char::len_utf8);
             let mut single = false;
-            let limit = size.min(start + self.longest);
-            let mut end = start + char_len;
-            while end <= limit {
-                if let Some(&(score, unknown)) = self.tokens.get(&piece[start..end]) {
-                    let candidate = score + here;
-                    let target = &mut best[end];
-                    if target.from.is_none() || candidate > target.score {
-                        *target = Best {
-                            score: candidate,
-                            from: Some(start),
-                            unknown,
-                        };
-                    }
-                    if end - start == char_len {
-                        single = true;
-                    }
+            self.tokens.each("", piece, start, |end, position| {
+                let (score, unknown) = self.scores[position];
+                let candidate = score + here;
+                let target = &mut best[end];
+                if target.from.is_none() || candidate > target.score {
+                    *target = Best {
+                        score: candidate,
+                        from: Some(start),
+                        unknown,
+                    };
                 }
-                end += piece[end..].chars().next().map_or(1, char::len_utf8);
-            }
+                if end - start == char_len {
+                    single = true;
+                }
+            });
             if !single {
                 let candidate = self.unk_score + here;
                 let target = &mut best[start + char_len];
@@ -218,7 +217,7 @@ impl Unigram {
     /// else its bytes with `byte_fallback` (when all exist), else the
     /// unknown token.
     fn piece_tokens(&self, piece: &str) -> usize {
-        if self.tokens.contains_key(piece) {
+        if self.tokens.find(piece).is_some() {
             return 1;
         }
         match &self.byte_tokens {

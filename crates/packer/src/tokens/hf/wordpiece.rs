@@ -12,10 +12,10 @@
 
 use std::borrow::Cow;
 
-use rustc_hash::FxHashSet;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::prefixes::Prefixes;
 use super::{Family, PieceModel, Pipeline};
 use crate::error::Error;
 use crate::tokens::Engine;
@@ -46,12 +46,9 @@ impl PieceModel for WordPiece {
 
 /// A WordPiece model: its vocabulary (the ids play no part in a count).
 pub(super) struct WordPiece {
-    vocab: FxHashSet<Box<str>>,
+    vocab: Prefixes,
     prefix: Box<str>,
     max_chars: usize,
-    /// The longest token's length in bytes: a longer candidate is never
-    /// in the vocabulary, so the search starts no further than that.
-    longest: usize,
 }
 
 /// The model as the reference reads it: every field is required.
@@ -76,60 +73,36 @@ impl WordPiece {
         if !model.vocab.contains_key(model.unk_token.as_ref()) {
             return Err(invalid("its unk_token is not in the vocab"));
         }
-        let longest = model.vocab.keys().map(|t| t.len()).max().unwrap_or(0);
         Ok(WordPiece {
-            vocab: model
-                .vocab
-                .into_keys()
-                .map(|token| Box::from(token.as_ref()))
-                .collect(),
+            vocab: Prefixes::new(
+                model
+                    .vocab
+                    .into_keys()
+                    .map(|token| Box::from(token.as_ref())),
+            ),
             prefix: Box::from(model.continuing_subword_prefix.as_ref()),
             max_chars: model.max_input_chars_per_word,
-            longest,
         })
     }
 
-    /// The tokens of one word.
+    /// The tokens of one word: at each position the longest token that
+    /// starts there (after the continuing prefix but at the word's start),
+    /// as the reference finds it trying from the word's end; a word with a
+    /// position no token starts at is the one unknown token.
     pub(super) fn count(&self, word: &str) -> usize {
         if word.chars().count() > self.max_chars {
             return 1;
         }
         let mut count = 0;
         let mut start = 0;
-        let mut candidate = String::new();
         while start < word.len() {
-            // The reference tries from the word's end; candidates longer
-            // than the longest token are never found, so start there.
-            let room = if start > 0 {
-                self.longest.saturating_sub(self.prefix.len())
-            } else {
-                self.longest
-            };
-            let mut end = word.len().min(start + room);
-            while !word.is_char_boundary(end) {
-                end -= 1;
-            }
-            let found = loop {
-                if end <= start {
-                    break false;
-                }
-                let part = &word[start..end];
-                let known = if start > 0 {
-                    candidate.clear();
-                    candidate.push_str(&self.prefix);
-                    candidate.push_str(part);
-                    self.vocab.contains(candidate.as_str())
-                } else {
-                    self.vocab.contains(part)
-                };
-                if known {
-                    break true;
-                }
-                end -= part.chars().next_back().map_or(1, char::len_utf8);
-            };
-            if !found {
+            let lead = if start > 0 { &*self.prefix } else { "" };
+            let mut longest = None;
+            self.vocab
+                .each(lead, word, start, |end, _| longest = Some(end));
+            let Some(end) = longest else {
                 return 1;
-            }
+            };
             count += 1;
             start = end;
         }

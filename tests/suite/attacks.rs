@@ -1,0 +1,224 @@
+//! Hostile inputs: tokenizer files, chat templates, captures and trees
+//! built to crash packer, run it for minutes or make it take all memory.
+//! Each attack must end in a coded error (or an exact result) with the
+//! process alive to say so, inside a fixed memory cap.
+//!
+//! Every run here is bounded: `packer` runs under an address-space limit
+//! ([`MEMORY_CAP_KIB`]), so an allocation beyond it fails the run instead
+//! of the machine, and under a deadline far above what any of these takes
+//! on a loaded machine ([`HANG`]), which only says that it hung. No
+//! assertion is about time.
+
+use std::io::Read as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common;
+
+/// The address space every attacked run may use: a little over a third
+/// of what packer reserves at most for a tokenizer file's search, well
+/// under what the attacks ask for.
+const MEMORY_CAP_KIB: u64 = 2 << 20;
+
+/// Longer than any run here can take unless it hangs.
+const HANG: Duration = Duration::from_secs(300);
+
+/// What a bounded run printed, and how it ended.
+pub struct Ended {
+    /// The exit status; `None` when a signal ended it (a crash).
+    pub status: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `packer` with `args` in `dir`, `stdin` on its standard input,
+/// under [`MEMORY_CAP_KIB`] of address space; fails the test if it is
+/// still running after [`HANG`].
+pub fn bounded(dir: &Path, args: &[&str], stdin: &[u8]) -> Ended {
+    let mut command = Command::new("/bin/sh");
+    command
+        .arg("-c")
+        .arg(format!("ulimit -v {MEMORY_CAP_KIB} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_packer"))
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let stdin = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write as _;
+        let _ = input.write_all(&stdin);
+    });
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = out.read_to_end(&mut text);
+        text
+    });
+    let error_reader = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = err.read_to_end(&mut text);
+        text
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > HANG {
+            let _ = child.kill();
+            panic!("packer {args:?} still ran after {HANG:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    writer.join().unwrap();
+    Ended {
+        status: status.code(),
+        stdout: String::from_utf8_lossy(&reader.join().unwrap()).into_owned(),
+        stderr: String::from_utf8_lossy(&error_reader.join().unwrap()).into_owned(),
+    }
+}
+
+/// Asserts that `ended` is a coded refusal with exit status `exit` whose
+/// last line starts with `error[code]`.
+#[track_caller]
+pub fn refused(ended: &Ended, exit: i32, code: &str) {
+    assert_eq!(
+        ended.status,
+        Some(exit),
+        "stdout: {}\nstderr: {}",
+        ended.stdout,
+        ended.stderr
+    );
+    let last = ended.stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with(&format!("error[{code}]: ")),
+        "{}",
+        ended.stderr
+    );
+}
+
+// Tokenizer files.
+
+/// The committed WordLevel file (NFD, Lowercase, StripAccents; Whitespace
+/// and Digits), the base of the pipeline attacks.
+fn word_level() -> Value {
+    let path = common::root().join("tests/data/tokenizers/wordlevel-whitespace-tokenizer.json");
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+fn write_json(dir: &Path, name: &str, value: &Value) {
+    std::fs::write(dir.join(name), serde_json::to_vec(value).unwrap()).unwrap();
+}
+
+fn count_with(dir: &Path, tokenizer: &str, text: &str) -> Ended {
+    bounded(
+        dir,
+        &["count", "--tokenizer", tokenizer, "-"],
+        text.as_bytes(),
+    )
+}
+
+#[test]
+fn tokenizer_pipelines_that_recurse_or_explode_are_refused_with_their_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let split = json!({"type": "Split", "pattern": {"String": "a"}, "behavior": "Isolated",
+                       "invert": false});
+    let cases = [
+        (
+            "splits.json",
+            "pre_tokenizer",
+            json!({"type": "Sequence", "pretokenizers": vec![split.clone(); 100_000]}),
+            "a pre-tokenizer of 100000 stages (the limit is 64)",
+        ),
+        (
+            "doubling.json",
+            "normalizer",
+            json!({"type": "Sequence", "normalizers":
+                vec![json!({"type": "Replace", "pattern": {"String": "a"}, "content": "aa"}); 40]}),
+            "a normalizer that can make a text up to 1099511627776 times longer (the limit is \
+             256 times)",
+        ),
+        (
+            "prepends.json",
+            "normalizer",
+            json!({"type": "Sequence", "normalizers":
+                vec![json!({"type": "Prepend", "prepend": "x"}); 100_000]}),
+            "a normalizer of more than 64 steps (the limit is 64)",
+        ),
+        (
+            "long-prepend.json",
+            "normalizer",
+            json!({"type": "Prepend", "prepend": "x".repeat(5000)}),
+            "a normalizer that can add 5000 bytes to a text (the limit is 4096)",
+        ),
+    ];
+    for (name, key, component, problem) in cases {
+        let mut file = word_level();
+        file[key] = component;
+        write_json(dir.path(), name, &file);
+        let ended = count_with(dir.path(), name, "hello a world");
+        refused(&ended, 3, "tokenizer-limit");
+        assert!(ended.stderr.contains(problem), "{name}: {}", ended.stderr);
+    }
+    // Many added tokens: each is a pattern of a search built at load.
+    let mut file = word_level();
+    file["added_tokens"] = (0..100_001)
+        .map(|i| {
+            json!({"id": 1_000 + i, "content": format!("tok{i}"), "single_word": false,
+                   "lstrip": false, "rstrip": false, "normalized": true, "special": false})
+        })
+        .collect();
+    write_json(dir.path(), "added.json", &file);
+    let ended = count_with(dir.path(), "added.json", "hello tok1 world");
+    refused(&ended, 3, "tokenizer-limit");
+    assert!(
+        ended
+            .stderr
+            .contains("100001 added tokens (the limit is 100000)"),
+        "{}",
+        ended.stderr
+    );
+}
+
+#[test]
+fn a_tokenizer_with_one_very_long_token_counts_exactly_in_bounded_steps() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "a".repeat(20_000);
+    // Unigram: the best path over 100,000 `a`s is five of the long token
+    // (score -5 each) rather than `a`s (-1 each); one more `a` is one more
+    // token.
+    let unigram = json!({
+        "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+        "normalizer": null, "pre_tokenizer": null, "post_processor": null, "decoder": null,
+        "model": {"type": "Unigram", "unk_id": 0, "byte_fallback": false,
+                  "vocab": [["<unk>", 0.0], ["a", -1.0], [long, -5.0]]}});
+    write_json(dir.path(), "unigram.json", &unigram);
+    for (text, tokens) in [("a".repeat(100_000), "5"), ("a".repeat(100_001), "6")] {
+        let ended = count_with(dir.path(), "unigram.json", &text);
+        assert_eq!(ended.status, Some(0), "{}", ended.stderr);
+        assert_eq!(ended.stdout.trim(), tokens);
+    }
+    // WordPiece, whose file allows words of any length: the word is the
+    // long token, then `##b` for each of the 80,000 `b`s after it.
+    let wordpiece = json!({
+        "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+        "normalizer": null, "pre_tokenizer": {"type": "WhitespaceSplit"},
+        "post_processor": null, "decoder": null,
+        "model": {"type": "WordPiece", "unk_token": "[UNK]",
+                  "continuing_subword_prefix": "##", "max_input_chars_per_word": 1_000_000_000u64,
+                  "vocab": {"[UNK]": 0, "b": 1, "##b": 2, ("b".repeat(20_000)): 3}}});
+    write_json(dir.path(), "wordpiece.json", &wordpiece);
+    let ended = count_with(dir.path(), "wordpiece.json", &"b".repeat(100_000));
+    assert_eq!(ended.status, Some(0), "{}", ended.stderr);
+    assert_eq!(ended.stdout.trim(), "80001");
+}
