@@ -219,35 +219,7 @@ impl<'a> Keep<'a> {
     /// (tree-sitter finds a previous sibling by walking the siblings before
     /// it, which a file of many items would make quadratic).
     pub(crate) fn index(&mut self, root: Node<'_>) {
-        let mut cursor = root.walk();
-        loop {
-            let node = cursor.node();
-            let attribute = is_attribute(node);
-            if attribute || is_comment(node) {
-                let start = node.start_position();
-                let found = Above {
-                    first: start.row,
-                    last: end_row(node),
-                    column: start.column,
-                    attribute,
-                    bytes: node.byte_range(),
-                };
-                match self.above.get(&end_row(node)) {
-                    Some(other) if (other.first, other.column) <= (start.row, start.column) => {}
-                    _ => {
-                        self.above.insert(end_row(node), found);
-                    }
-                }
-            }
-            if !is_comment(node) && cursor.goto_first_child() {
-                continue;
-            }
-            while !cursor.goto_next_sibling() {
-                if !cursor.goto_parent() {
-                    return;
-                }
-            }
-        }
+        index_into(&mut self.above, root);
     }
 
     /// The attributes and comments stacked right above `item`, nearest
@@ -341,42 +313,34 @@ impl<'a> Keep<'a> {
     /// Elides every line that holds nothing but (part of) a comment: below
     /// [`Detail::Full`] the comments inside kept declarations go too.
     pub(crate) fn drop_comment_lines(&mut self, root: Node<'_>) {
-        let mut cursor = root.walk();
-        loop {
-            let node = cursor.node();
-            if is_comment(node) {
-                let (start, end) = (node.start_position(), node.end_position());
-                for row in start.row..=end_row(node) {
-                    if row >= self.rows.len() {
-                        break;
-                    }
-                    let line = self.line(row);
-                    let before = if row == start.row {
-                        line.get(..start.column)
-                    } else {
-                        Some("")
-                    };
-                    let after = if row == end.row {
-                        line.get(end.column..)
-                    } else {
-                        Some("")
-                    };
-                    if before.is_some_and(|text| text.trim().is_empty())
-                        && after.is_some_and(|text| text.trim().is_empty())
-                    {
-                        self.rows[row] = false;
-                    }
+        preorder(root, |node, _| {
+            if !is_comment(node) {
+                return true;
+            }
+            let (start, end) = (node.start_position(), node.end_position());
+            for row in start.row..=end_row(node) {
+                if row >= self.rows.len() {
+                    break;
+                }
+                let line = self.line(row);
+                let before = if row == start.row {
+                    line.get(..start.column)
+                } else {
+                    Some("")
+                };
+                let after = if row == end.row {
+                    line.get(end.column..)
+                } else {
+                    Some("")
+                };
+                if before.is_some_and(|text| text.trim().is_empty())
+                    && after.is_some_and(|text| text.trim().is_empty())
+                {
+                    self.rows[row] = false;
                 }
             }
-            if !is_comment(node) && cursor.goto_first_child() {
-                continue;
-            }
-            while !cursor.goto_next_sibling() {
-                if !cursor.goto_parent() {
-                    return;
-                }
-            }
-        }
+            false
+        });
     }
 
     /// The kept lines as ranges.
@@ -385,30 +349,117 @@ impl<'a> Keep<'a> {
     }
 }
 
+/// Records the comments and attributes under `root` in `above` by the line
+/// they end on.
+fn index_into(above: &mut HashMap<usize, Above>, root: Node<'_>) {
+    preorder(root, |node, _| {
+        let attribute = is_attribute(node);
+        if attribute || is_comment(node) {
+            let start = node.start_position();
+            let found = Above {
+                first: start.row,
+                last: end_row(node),
+                column: start.column,
+                attribute,
+                bytes: node.byte_range(),
+            };
+            record(above, end_row(node), &found);
+        }
+        !is_comment(node)
+    });
+}
+
+/// Records `found`, which ends on line `row`, unless a comment or
+/// attribute ending there starts before it.
+fn record(above: &mut HashMap<usize, Above>, row: usize, found: &Above) {
+    match above.get(&row) {
+        Some(other) if (other.first, other.column) <= (found.first, found.column) => {}
+        _ => {
+            above.insert(row, found.clone());
+        }
+    }
+}
+
 /// The comment block that opens a file, when it documents the file rather
 /// than the item right below it: its first paragraph, at full detail.
 pub(crate) fn file_comment(keep: &mut Keep<'_>, root: Node<'_>) {
-    let mut cursor = root.walk();
-    let children: Vec<Node<'_>> = root.named_children(&mut cursor).collect();
-    let Some(first) = children.first().copied() else {
+    if !keep.docs() {
+        return;
+    }
+    // Every child, named or not: the node right after the block is its
+    // next sibling, found without `Node::next_sibling` (which walks down
+    // from the root).
+    let children = crate::lang::children(root);
+    let mut named = children
+        .iter()
+        .enumerate()
+        .filter(|(_, child)| child.is_named());
+    let Some((mut last_at, &first)) = named.next() else {
         return;
     };
-    if !is_comment(first) || !keep.docs() {
+    if !is_comment(first) {
         return;
     }
     let mut last = first;
-    for child in &children[1..] {
-        if !is_comment(*child) || child.start_position().row > end_row(last) + 1 {
+    for (at, &child) in named {
+        if !is_comment(child) || child.start_position().row > end_row(last) + 1 {
             break;
         }
-        last = *child;
+        (last_at, last) = (at, child);
     }
-    let attached = last
-        .next_sibling()
+    let attached = children
+        .get(last_at + 1)
         .is_some_and(|next| next.start_position().row == end_row(last) + 1);
     if !attached {
         keep.paragraph(first.start_position().row, end_row(last));
     }
+}
+
+/// Visits `root` and every node under it in document order, without
+/// recursion (a [`tree_sitter::TreeCursor`] and a stack of ancestors on the
+/// heap, so a tree nested 50,000 deep costs no stack and each node one
+/// step). `visit` gets each node and its parent (`None` for `root`) and
+/// says whether to go inside it.
+pub(crate) fn preorder<'t>(
+    root: Node<'t>,
+    mut visit: impl FnMut(Node<'t>, Option<Node<'t>>) -> bool,
+) {
+    let mut cursor = root.walk();
+    let mut ancestors: Vec<Node<'t>> = Vec::new();
+    loop {
+        let node = cursor.node();
+        visited(1);
+        if visit(node, ancestors.last().copied()) && cursor.goto_first_child() {
+            ancestors.push(node);
+            continue;
+        }
+        loop {
+            if ancestors.is_empty() {
+                return;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            cursor.goto_parent();
+            ancestors.pop();
+        }
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The nodes the walks have looked at on this thread, in tests: the
+    /// bound the nesting tests check.
+    pub(crate) static VISITS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `nodes` nodes looked at by a walk (in tests only; free otherwise).
+#[inline]
+pub(crate) fn visited(nodes: usize) {
+    #[cfg(test)]
+    VISITS.with(|visits| visits.set(visits.get() + nodes));
+    #[cfg(not(test))]
+    let _ = nodes;
 }
 
 /// A node's last line: a node that ends at the start of a line (having
@@ -460,7 +511,7 @@ pub(crate) fn comment_text(line: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::comment_text;
+    use super::*;
 
     #[test]
     fn comment_markers_and_docstring_quotes_are_not_text() {

@@ -118,6 +118,8 @@ mod keep;
 mod lang;
 mod language;
 mod lines;
+#[cfg(all(test, feature = "all"))]
+mod nesting_tests;
 #[cfg(feature = "parser")]
 mod parse;
 
@@ -374,32 +376,28 @@ fn largest_head(root: tree_sitter::Node<'_>, rows: &[bool]) -> Option<usize> {
 
 /// For each of a file's `rows` lines, the most lines spanned by a node that
 /// starts on it (the root, [`WRAPPERS`] and their bodies left out): how
-/// much of the file a head line stands for.
+/// much of the file a head line stands for. One pass over the tree, each
+/// node's parent from the walk's stack (`Node::parent` would walk down from
+/// the root for every node, quadratic in the nesting depth).
 #[cfg(feature = "parser")]
 fn spans_from_rows(root: tree_sitter::Node<'_>, rows: usize) -> Vec<usize> {
     let mut spans = vec![0; rows];
-    let mut cursor = root.walk();
-    if !cursor.goto_first_child() {
-        return spans;
-    }
-    loop {
-        let node = cursor.node();
-        let (first, last) = (node.start_position().row, keep::end_row(node));
-        let wraps = |node: tree_sitter::Node<'_>| WRAPPERS.contains(&node.kind());
-        if wraps(node) || node.parent().is_some_and(wraps) {
+    let wraps = |node: tree_sitter::Node<'_>| WRAPPERS.contains(&node.kind());
+    keep::preorder(root, |node, parent| {
+        let Some(parent) = parent else {
+            return true;
+        };
+        if wraps(node) || wraps(parent) {
             // Neither a wrapper nor its body stands for its lines.
-        } else if let Some(span) = spans.get_mut(first) {
-            *span = (*span).max(last.max(first) + 1 - first);
-        }
-        if cursor.goto_first_child() {
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() || cursor.node() == root {
-                return spans;
+        } else {
+            let (first, last) = (node.start_position().row, keep::end_row(node));
+            if let Some(span) = spans.get_mut(first) {
+                *span = (*span).max(last.max(first) + 1 - first);
             }
         }
-    }
+        true
+    });
+    spans
 }
 
 /// The lines [`Detail::Heads`] keeps, before short gaps are filled: one

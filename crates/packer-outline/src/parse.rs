@@ -103,6 +103,7 @@ fn first_error(root: Node<'_>) -> Node<'_> {
     loop {
         let mut next = None;
         for child in node.children(&mut cursor) {
+            crate::keep::visited(1);
             if child.is_error() || child.is_missing() {
                 return child;
             }

@@ -9,7 +9,7 @@
 
 use tree_sitter::Node;
 
-use super::{child_of_kind, named_children};
+use super::{child_of_kind, children, named_children};
 use crate::keep::{Keep, end_row};
 
 pub(crate) fn walk(keep: &mut Keep<'_>, root: Node<'_>) {
@@ -22,8 +22,8 @@ fn is_doc(_text: &str) -> bool {
 }
 
 fn is_static(keep: &Keep<'_>, node: Node<'_>) -> bool {
-    let mut cursor = node.walk();
-    node.children(&mut cursor)
+    children(node)
+        .into_iter()
         .any(|child| child.kind() == "storage_class_specifier" && keep.text(child) == "static")
 }
 
@@ -79,8 +79,13 @@ fn item(keep: &mut Keep<'_>, outer: Node<'_>, node: Node<'_>) -> bool {
         "namespace_definition" | "linkage_specification" => {
             let Some(body) = body.filter(|body| body.kind() == "declaration_list") else {
                 return match body {
-                    Some(inner) => item(keep, outer, inner),
-                    None => false,
+                    Some(inner) if keep.may_descend() => {
+                        keep.depth += 1;
+                        let kept = item(keep, outer, inner);
+                        keep.depth -= 1;
+                        kept
+                    }
+                    _ => false,
                 };
             };
             if !keep.may_descend() {

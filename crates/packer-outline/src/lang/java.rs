@@ -5,7 +5,7 @@
 
 use tree_sitter::Node;
 
-use super::{child_of_kind, named_children};
+use super::{child_of_kind, children, named_children};
 use crate::keep::Keep;
 
 pub(crate) fn walk(keep: &mut Keep<'_>, root: Node<'_>) {
@@ -34,9 +34,8 @@ fn is_public(keep: &Keep<'_>, item: Node<'_>, in_interface: bool) -> bool {
         return true;
     }
     child_of_kind(item, &["modifiers"]).is_some_and(|modifiers| {
-        let mut cursor = modifiers.walk();
-        modifiers
-            .children(&mut cursor)
+        children(modifiers)
+            .into_iter()
             .any(|modifier| keep.text(modifier) == "public")
     })
 }

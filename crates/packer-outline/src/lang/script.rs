@@ -137,8 +137,18 @@ fn statement(
                 .into_iter()
                 .find(|child| child.kind() != "comment")
             {
+                // `declare declare ... const x` parses: the chain costs
+                // depth like any container, so it cannot exhaust the stack.
+                Some(_) if !keep.may_descend() => {
+                    let row = outer.start_position().row;
+                    keep.rows(row, row);
+                    true
+                }
                 Some(inner) if inner.kind() != "statement_block" => {
-                    statement(keep, outer, inner, exports, true)
+                    keep.depth += 1;
+                    let kept = statement(keep, outer, inner, exports, true);
+                    keep.depth -= 1;
+                    kept
                 }
                 _ => {
                     keep.node(node);
