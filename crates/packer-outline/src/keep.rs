@@ -6,8 +6,10 @@
 // A build with only some grammars leaves some moves unused.
 #![cfg_attr(not(feature = "all"), allow(dead_code))]
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
+use std::rc::Rc;
 
 use tree_sitter::Node;
 
@@ -36,11 +38,34 @@ pub(crate) struct Keep<'a> {
     pub source: &'a str,
     /// The grammar the file was parsed with.
     pub grammar: tree_sitter::Language,
-    /// Bytes that may still be parsed again (macro bodies): four times the file's
-    /// size, so nested macros cannot multiply the parsing work.
-    reparse_left: usize,
+    /// The macro bodies parsed again, shared by every level of the file.
+    reparsed: Rc<RefCell<Reparsed>>,
     /// Comments and attributes by the line they end on (the one that
     /// starts first, when several end on a line).
+    above: HashMap<usize, Above>,
+}
+
+/// Macro bodies parsed again (Rust's `cfg_rt! { ... }`), shared by every
+/// level of one file: each body is parsed and indexed once, and together
+/// they are at most four times the file's size and use at most the work
+/// budget of four times its size, so nested macros cannot multiply the
+/// work, however many levels are made.
+struct Reparsed {
+    /// By the body's first byte: its clean tree and the comments and
+    /// attributes in it, or `None` when it did not parse or the budget was
+    /// spent.
+    bodies: HashMap<usize, Option<Body>>,
+    /// Bytes that may still be parsed again.
+    bytes_left: usize,
+    /// Parser operations those parses may still use.
+    work_left: usize,
+}
+
+/// A macro body parsed again.
+struct Body {
+    /// Its clean tree.
+    tree: tree_sitter::Tree,
+    /// Its comments and attributes by the line they end on.
     above: HashMap<usize, Above>,
 }
 
@@ -73,12 +98,17 @@ impl<'a> Keep<'a> {
             source,
             grammar,
             above: HashMap::new(),
-            reparse_left: source.len().saturating_mul(4),
+            reparsed: Rc::new(RefCell::new(Reparsed {
+                bodies: HashMap::new(),
+                bytes_left: source.len().saturating_mul(4),
+                work_left: crate::parse::budget_for(source.len().saturating_mul(4)),
+            })),
         }
     }
 
     /// A copy at `detail` with nothing kept yet, sharing this one's line
-    /// spans and comment index (so a tree is indexed once for every level).
+    /// spans, comment index and macro bodies parsed again (so a tree is
+    /// indexed once for every level).
     pub(crate) fn fresh(&self, detail: Detail) -> Self {
         Keep {
             src: self.src,
@@ -90,7 +120,7 @@ impl<'a> Keep<'a> {
             source: self.source,
             grammar: self.grammar.clone(),
             above: self.above.clone(),
-            reparse_left: self.source.len().saturating_mul(4),
+            reparsed: Rc::clone(&self.reparsed),
         }
     }
 
@@ -116,23 +146,25 @@ impl<'a> Keep<'a> {
     }
 
     /// The clean tree of the inside of `node` (a macro's braces), parsed
-    /// on its own, or `None`.
-    /// Bodies parsed again add up to at most four times the file's size.
+    /// on its own, or `None`; its comments and attributes join the index.
+    /// Each body is parsed once for every level (see [`Reparsed`]).
     pub(crate) fn parse_inside(&mut self, node: Node<'_>) -> Option<tree_sitter::Tree> {
         let (start, end) = (node.start_position(), node.end_position());
         if node.end_byte() < node.start_byte() + 2 || start.row == end.row {
             return None;
         }
-        self.reparse_left = self
-            .reparse_left
-            .checked_sub(node.end_byte() - node.start_byte())?;
-        let within = tree_sitter::Range {
-            start_byte: node.start_byte() + 1,
-            end_byte: node.end_byte() - 1,
-            start_point: tree_sitter::Point::new(start.row, start.column + 1),
-            end_point: tree_sitter::Point::new(end.row, end.column.saturating_sub(1)),
-        };
-        crate::parse::parse_range(&self.grammar, self.source, within).ok()
+        let shared = Rc::clone(&self.reparsed);
+        let mut reparsed = shared.borrow_mut();
+        let key = node.start_byte();
+        if !reparsed.bodies.contains_key(&key) {
+            let parsed = reparsed.parse(&self.grammar, self.source, node);
+            reparsed.bodies.insert(key, parsed);
+        }
+        let body = reparsed.bodies.get(&key)?.as_ref()?;
+        for (&row, above) in &body.above {
+            record(&mut self.above, row, above);
+        }
+        Some(body.tree.clone())
     }
 
     /// Whether the walk may go into one more container.
@@ -349,6 +381,34 @@ impl<'a> Keep<'a> {
     }
 }
 
+impl Reparsed {
+    /// Parses the inside of `node` (a macro's braces) if the bytes and the
+    /// work left allow, and indexes its comments and attributes.
+    fn parse(
+        &mut self,
+        grammar: &tree_sitter::Language,
+        source: &str,
+        node: Node<'_>,
+    ) -> Option<Body> {
+        let bytes = node.end_byte() - node.start_byte();
+        self.bytes_left = self.bytes_left.checked_sub(bytes)?;
+        let (start, end) = (node.start_position(), node.end_position());
+        let within = tree_sitter::Range {
+            start_byte: node.start_byte() + 1,
+            end_byte: node.end_byte() - 1,
+            start_point: tree_sitter::Point::new(start.row, start.column + 1),
+            end_point: tree_sitter::Point::new(end.row, end.column.saturating_sub(1)),
+        };
+        let budget = self.work_left.min(crate::parse::budget_for(bytes));
+        let (tree, used) = crate::parse::parse_range(grammar, source, within, budget);
+        self.work_left = self.work_left.saturating_sub(used);
+        let tree = tree.ok()?;
+        let mut above = HashMap::new();
+        index_into(&mut above, tree.root_node());
+        Some(Body { tree, above })
+    }
+}
+
 /// Records the comments and attributes under `root` in `above` by the line
 /// they end on.
 fn index_into(above: &mut HashMap<usize, Above>, root: Node<'_>) {
@@ -525,5 +585,45 @@ mod tests {
         assert_eq!(comment_text("    \"\"\"return it.\"\"\""), "return it.");
         assert_eq!(comment_text("  # note"), "note");
         assert_eq!(comment_text("rather"), "rather");
+    }
+
+    #[cfg(feature = "rust")]
+    #[test]
+    fn macro_bodies_are_parsed_once_for_every_level_from_one_pool() {
+        let small = "m! {\n    pub fn f() {}\n}\n";
+        let large = format!(
+            "n! {{\n{}}}\n",
+            "    pub fn g() { a(b, [c]); }\n".repeat(50)
+        );
+        let source = format!("{small}{large}");
+        let grammar: tree_sitter::Language = tree_sitter_rust::LANGUAGE.into();
+        let tree = crate::parse::parse(&grammar, &source).expect("a clean tree");
+        let mut bodies = Vec::new();
+        preorder(tree.root_node(), |node, _| {
+            if node.kind() == "token_tree"
+                && node.start_byte() > 0
+                && source.as_bytes()[node.start_byte()] == b'{'
+            {
+                bodies.push(node);
+                return false;
+            }
+            true
+        });
+        let [first, second] = bodies[..] else {
+            panic!("two macro bodies, not {}", bodies.len())
+        };
+        let mut full = Keep::new(&source, Detail::Full, grammar);
+        assert!(full.parse_inside(first).is_some());
+        let bytes_left = full.reparsed.borrow().bytes_left;
+        assert!(bytes_left < source.len() * 4);
+        // Another level gets the same tree without parsing (or paying) again.
+        let mut public = full.fresh(Detail::Public);
+        assert!(public.parse_inside(first).is_some());
+        assert_eq!(public.reparsed.borrow().bytes_left, bytes_left);
+        // With the pool's work spent, a body not parsed yet gets no tree, at
+        // every level alike.
+        full.reparsed.borrow_mut().work_left = 0;
+        assert!(public.parse_inside(second).is_none());
+        assert!(full.parse_inside(second).is_none());
     }
 }

@@ -121,6 +121,11 @@ fn shapes() -> Vec<Shape> {
             ],
         ),
         shape(
+            Rust,
+            "macros",
+            ["pub fn f() {\n    a();\n}\n", "m! {\n", "", "}\n", ""],
+        ),
+        shape(
             Python,
             "calls",
             ["def f():\n    pass\n\n\nX = ", "a(\n", "0", ")", "\n"],

@@ -19,41 +19,52 @@ enum Stop {
     Work,
 }
 
-/// Parses `source` in `language`, or says why there is no clean tree.
+/// The work budget of a parse of `bytes` bytes, in parser operations:
+/// [`WORK_PER_BYTE`] a byte plus [`WORK_BASE`].
+pub(crate) fn budget_for(bytes: usize) -> usize {
+    bytes
+        .saturating_mul(WORK_PER_BYTE)
+        .saturating_add(WORK_BASE)
+}
+
+/// Parses `source` in `language` within the work budget of its size, or
+/// says why there is no clean tree.
 pub(crate) fn parse(language: &tree_sitter::Language, source: &str) -> Result<Tree, OutlineError> {
-    parse_within(language, source, None)
+    parse_within(language, source, None, budget_for(source.len())).0
 }
 
 /// Parses only the bytes of `within` (a macro's body), keeping the file's
-/// positions, or says why there is no clean tree.
+/// positions, within `budget` operations; returns the clean tree or why
+/// there is none, and the operations the parse used.
 pub(crate) fn parse_range(
     language: &tree_sitter::Language,
     source: &str,
     within: tree_sitter::Range,
-) -> Result<Tree, OutlineError> {
-    parse_within(language, source, Some(within))
+    budget: usize,
+) -> (Result<Tree, OutlineError>, usize) {
+    parse_within(language, source, Some(within), budget)
 }
 
+/// The guarded parse: stops at the first syntax error, or once the parser
+/// has done more than `budget` operations (counted by its progress
+/// callback, so the same source stops at the same point on every machine).
+/// Returns the operations used with the outcome.
 fn parse_within(
     language: &tree_sitter::Language,
     source: &str,
     within: Option<tree_sitter::Range>,
-) -> Result<Tree, OutlineError> {
+    budget: usize,
+) -> (Result<Tree, OutlineError>, usize) {
     let mut parser = Parser::new();
-    parser
-        .set_language(language)
-        .map_err(|_| OutlineError::Grammar)?;
-    let mut work_bytes = source.len();
-    if let Some(range) = within {
-        parser
-            .set_included_ranges(&[range])
-            .map_err(|_| OutlineError::Grammar)?;
-        work_bytes = range.end_byte.saturating_sub(range.start_byte);
+    if parser.set_language(language).is_err() {
+        return (Err(OutlineError::Grammar), 0);
     }
-    let budget = work_bytes
-        .saturating_mul(WORK_PER_BYTE)
-        .saturating_add(WORK_BASE)
-        / OPERATIONS_PER_CALLBACK;
+    if let Some(range) = within
+        && parser.set_included_ranges(&[range]).is_err()
+    {
+        return (Err(OutlineError::Grammar), 0);
+    }
+    let calls_allowed = budget / OPERATIONS_PER_CALLBACK;
     let mut calls = 0usize;
     let mut stop = None;
     let mut progress = |state: &ParseState| {
@@ -61,7 +72,7 @@ fn parse_within(
         if state.has_error() {
             stop = Some(Stop::Error(state.current_byte_offset()));
             ControlFlow::Break(())
-        } else if calls > budget {
+        } else if calls > calls_allowed {
             stop = Some(Stop::Work);
             ControlFlow::Break(())
         } else {
@@ -74,25 +85,27 @@ fn parse_within(
         None,
         Some(ParseOptions::new().progress_callback(&mut progress)),
     );
-    match (stop, tree) {
-        (Some(Stop::Work), _) => Err(OutlineError::TooMuchWork),
+    let used = calls.saturating_mul(OPERATIONS_PER_CALLBACK);
+    let outcome = match (stop, tree) {
+        (Some(Stop::Work), _) | (None, None) => Err(OutlineError::TooMuchWork),
         (Some(Stop::Error(offset)), _) => {
             let (line, column) = position_of_offset(source, offset);
             Err(OutlineError::Syntax { line, column })
         }
-        (None, None) => Err(OutlineError::TooMuchWork),
         (None, Some(tree)) => {
             let root = tree.root_node();
             if root.has_error() {
                 let at = first_error(root).start_position();
-                return Err(OutlineError::Syntax {
+                Err(OutlineError::Syntax {
                     line: at.row + 1,
                     column: at.column + 1,
-                });
+                })
+            } else {
+                Ok(tree)
             }
-            Ok(tree)
         }
-    }
+    };
+    (outcome, used)
 }
 
 /// The first error or missing node under a node that has an error, found

@@ -183,7 +183,6 @@ fn macro_block(keep: &mut Keep<'_>, item: Node<'_>, place: Place) -> bool {
     let any = match &inside {
         Some(tree) => {
             keep.depth += 1;
-            keep.index(tree.root_node());
             let any = items(keep, tree.root_node(), place);
             keep.depth -= 1;
             any
