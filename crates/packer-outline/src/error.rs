@@ -21,9 +21,15 @@ pub enum OutlineError {
         /// 1-based column, in bytes, on that line.
         column: usize,
     },
-    /// The parser used more than its work budget
-    /// ([`crate::WORK_PER_BYTE`] operations per byte, plus a constant).
-    TooMuchWork,
+    /// The parser used more than its work budget, [`crate::WORK_PER_BYTE`]
+    /// operations a byte of the source plus [`crate::WORK_BASE`]. The count
+    /// is the parser's, not a clock's: the same file is refused on every
+    /// machine. (A macro body parsed again that goes past its budget only
+    /// keeps the macro's head; see the crate documentation.)
+    TooMuchWork {
+        /// The budget that ran out, in parser operations.
+        budget: usize,
+    },
     /// The grammar could not be loaded (its ABI does not match the
     /// tree-sitter runtime compiled in).
     Grammar,
@@ -41,12 +47,12 @@ impl fmt::Display for OutlineError {
                 f,
                 "syntax error at line {line}, column {column}; the file gets no outline"
             ),
-            OutlineError::TooMuchWork => {
-                write!(
-                    f,
-                    "parsing took more than its work budget; the file gets no outline"
-                )
-            }
+            OutlineError::TooMuchWork { budget } => write!(
+                f,
+                "parsing took more than its work budget of {budget} parser operations ({} a byte plus {}); the file gets no outline",
+                crate::WORK_PER_BYTE,
+                crate::WORK_BASE
+            ),
             OutlineError::Grammar => {
                 write!(f, "the grammar does not load in this tree-sitter runtime")
             }
@@ -55,3 +61,16 @@ impl fmt::Display for OutlineError {
 }
 
 impl std::error::Error for OutlineError {}
+
+#[cfg(test)]
+mod tests {
+    use super::OutlineError;
+
+    #[test]
+    fn a_refusal_for_work_names_its_budget_and_how_it_was_made() {
+        assert_eq!(
+            OutlineError::TooMuchWork { budget: 164_000 }.to_string(),
+            "parsing took more than its work budget of 164000 parser operations (64 a byte plus 100000); the file gets no outline"
+        );
+    }
+}

@@ -1,6 +1,6 @@
 //! One guarded parse: a work budget counted by the parser's progress
-//! callback (deterministic, unlike a clock), a stop at the first syntax
-//! error, and the position of that error.
+//! callback (deterministic, unlike a clock), a stop when every parse stack
+//! is in error recovery, and the position of the first syntax error.
 
 use std::ops::ControlFlow;
 
@@ -45,10 +45,12 @@ pub(crate) fn parse_range(
     parse_within(language, source, Some(within), budget)
 }
 
-/// The guarded parse: stops at the first syntax error, or once the parser
-/// has done more than `budget` operations (counted by its progress
-/// callback, so the same source stops at the same point on every machine).
-/// Returns the operations used with the outcome.
+/// The guarded parse: stops once the parser has done more than `budget`
+/// operations (counted by its progress callback, so the same source stops
+/// at the same point on every machine), or when every parse stack is in
+/// error recovery; a parse that recovers from an error goes on, and the
+/// error is found in the finished tree. Returns the operations used with
+/// the outcome.
 fn parse_within(
     language: &tree_sitter::Language,
     source: &str,
@@ -87,7 +89,7 @@ fn parse_within(
     );
     let used = calls.saturating_mul(OPERATIONS_PER_CALLBACK);
     let outcome = match (stop, tree) {
-        (Some(Stop::Work), _) | (None, None) => Err(OutlineError::TooMuchWork),
+        (Some(Stop::Work), _) | (None, None) => Err(OutlineError::TooMuchWork { budget }),
         (Some(Stop::Error(offset)), _) => {
             let (line, column) = position_of_offset(source, offset);
             Err(OutlineError::Syntax { line, column })
@@ -141,4 +143,72 @@ fn position_of_offset(source: &str, offset: usize) -> (usize, usize) {
         .map_or(0, |at| at + 1);
     let lines = before.iter().filter(|&&b| b == b'\n').count();
     (lines + 1, before.len() - line_start + 1)
+}
+
+#[cfg(all(test, feature = "all"))]
+mod tests {
+    use super::*;
+    use crate::Language;
+
+    fn typescript() -> tree_sitter::Language {
+        crate::lang::grammar(Language::TypeScript).expect("the grammar")
+    }
+
+    #[test]
+    fn the_budget_is_so_much_a_byte_above_a_floor() {
+        assert_eq!(budget_for(0), WORK_BASE);
+        assert_eq!(budget_for(1_000), 1_000 * WORK_PER_BYTE + WORK_BASE);
+        assert_eq!(budget_for(usize::MAX), usize::MAX);
+    }
+
+    #[test]
+    fn a_parse_is_refused_exactly_where_its_budget_runs_out_on_every_run() {
+        let source = "export const x = f(() => [1, (2 + 3) * 4], { a: b });\n".repeat(2_000);
+        let (parsed, used) = parse_within(&typescript(), &source, None, usize::MAX);
+        assert!(parsed.is_ok());
+        // The count is the parser's operations: the same on every run (and
+        // every machine), and a clean file uses a few a byte.
+        assert_eq!(
+            parse_within(&typescript(), &source, None, usize::MAX).1,
+            used
+        );
+        assert!(
+            used > 0 && used < source.len() * WORK_PER_BYTE / 8,
+            "{used}"
+        );
+        // Exactly the work it needs is enough; one progress call less is not.
+        assert!(parse_within(&typescript(), &source, None, used).0.is_ok());
+        let budget = used - OPERATIONS_PER_CALLBACK;
+        let (refused, spent) = parse_within(&typescript(), &source, None, budget);
+        assert_eq!(refused.err(), Some(OutlineError::TooMuchWork { budget }));
+        assert_eq!(spent, used);
+    }
+
+    #[test]
+    fn a_refused_parse_stops_early_rather_than_finishing_first() {
+        let source = "let a = [1, 2, 3];\n".repeat(20_000);
+        let (refused, spent) = parse_within(&typescript(), &source, None, 10_000);
+        assert_eq!(
+            refused.err(),
+            Some(OutlineError::TooMuchWork { budget: 10_000 })
+        );
+        assert!(spent <= 10_000 + OPERATIONS_PER_CALLBACK, "{spent}");
+    }
+
+    #[test]
+    fn a_syntax_error_refuses_the_file_at_its_line_within_the_budget() {
+        // The parser recovers from the stray braces and parses on (it stops
+        // early only when every parse stack is in error recovery); the
+        // error is then found in the tree.
+        let source = format!(
+            "let a = 1;\n}} }} }}\n{}",
+            "let b = [1, 2];\n".repeat(20_000)
+        );
+        let (refused, spent) = parse_within(&typescript(), &source, None, budget_for(source.len()));
+        assert_eq!(
+            refused.err(),
+            Some(OutlineError::Syntax { line: 2, column: 1 })
+        );
+        assert!(spent <= budget_for(source.len()), "{spent}");
+    }
 }
