@@ -318,3 +318,38 @@ fn first_keeps_the_first_line_heads_keeps() {
         .unwrap();
     assert_eq!(first.content, "⋮ 3\nfn reads() {\n⋮ 5\n");
 }
+
+#[test]
+fn a_local_item_named_by_an_export_clause_or_a_default_export_is_public() {
+    let declared = "class Store {\n  get(key) {\n    return key\n  }\n}\n\nfunction hidden() {\n  return 1\n}\n\n";
+    for (language, exporting) in [
+        (Language::TypeScript, "export { Store as Base }\n"),
+        (Language::TypeScript, "export { Store }\n"),
+        (Language::TypeScript, "export { type Store }\n"),
+        (Language::TypeScript, "export default Store\n"),
+        (Language::TypeScript, "export = Store\n"),
+        (Language::Tsx, "export { Store as Base }\n"),
+        (Language::JavaScript, "export { Store as Base, other }\n"),
+        (Language::JavaScript, "export default Store;\n"),
+    ] {
+        let source = format!("{declared}{exporting}");
+        for detail in [Detail::Public, Detail::Heads] {
+            let outline = outline(language, &source, detail).unwrap().unwrap();
+            assert!(
+                outline.content.starts_with("class Store {\n  get(key) {\n"),
+                "{} {exporting}: {}",
+                language.name(),
+                outline.content
+            );
+            assert!(!outline.content.contains("hidden"), "{exporting}");
+        }
+        let first = outline(language, &source, Detail::First).unwrap().unwrap();
+        assert_eq!(first.lines_label(), "1", "{exporting}");
+    }
+    // A clause with `from` names another module's items, not this one's.
+    let source = format!("{declared}export {{ Store }} from './store'\n");
+    let public = outline(Language::TypeScript, &source, Detail::Public)
+        .unwrap()
+        .unwrap();
+    assert_eq!(public.lines_label(), "11");
+}

@@ -4,9 +4,12 @@
 //! function value's body), CommonJS assignments of functions and to
 //! `module.exports`, namespaces walked inside; comments right above a kept
 //! item give their first paragraph. Exported means under `export` (or
-//! `declare`, or assigned to `module.exports`/`exports`, with what hangs
-//! from those names: `Router.prototype.route = ...`); a class member is
-//! public unless `private`, `protected` or `#named`.
+//! `declare`), or declared here and named by the module's exports:
+//! `export { Hono as HonoBase }`, `export default Hono`, `export = Hono`,
+//! `module.exports = Router` (with what hangs from those names:
+//! `Router.prototype.route = ...`), or assigned to
+//! `module.exports`/`exports`; a class member is public unless `private`,
+//! `protected` or `#named`.
 
 use std::collections::HashSet;
 
@@ -17,7 +20,7 @@ use crate::keep::Keep;
 
 pub(crate) fn walk(keep: &mut Keep<'_>, root: Node<'_>) {
     crate::keep::file_comment(keep, root);
-    let exports = commonjs_exports(keep, root);
+    let exports = exported_names(keep, root);
     statements(keep, root, &exports, false);
 }
 
@@ -25,11 +28,19 @@ fn is_doc(_text: &str) -> bool {
     true
 }
 
-/// Names a CommonJS module exports: `module.exports = NAME`,
-/// `module.exports = { NAME, key: NAME }`, `exports.key = NAME`.
-fn commonjs_exports<'a>(keep: &Keep<'a>, root: Node<'_>) -> HashSet<&'a str> {
+/// Names a module exports by name rather than where they are declared:
+/// `export { NAME }`, `export { NAME as alias }`, `export type { NAME }`
+/// (a clause without `from`: its names are the module's own),
+/// `export default NAME`, TypeScript's `export = NAME`, and CommonJS's
+/// `module.exports = NAME`, `module.exports = { NAME, key: NAME }`,
+/// `exports.key = NAME`.
+fn exported_names<'a>(keep: &Keep<'a>, root: Node<'_>) -> HashSet<&'a str> {
     let mut names = HashSet::new();
     for statement in named_children(root) {
+        if statement.kind() == "export_statement" {
+            es_exports(keep, statement, &mut names);
+            continue;
+        }
         let Some((left, right)) = assigned(statement) else {
             continue;
         };
@@ -52,6 +63,37 @@ fn commonjs_exports<'a>(keep: &Keep<'a>, root: Node<'_>) -> HashSet<&'a str> {
         names.extend(values.into_iter().map(|value| keep.text(value)));
     }
     names
+}
+
+/// The local names an `export` statement exports without declaring them.
+fn es_exports<'a>(keep: &Keep<'a>, statement: Node<'_>, names: &mut HashSet<&'a str>) {
+    if statement.child_by_field_name("source").is_some()
+        || statement.child_by_field_name("declaration").is_some()
+    {
+        return;
+    }
+    for child in named_children(statement) {
+        match child.kind() {
+            "export_clause" => {
+                for specifier in named_children(child) {
+                    if specifier.kind() != "export_specifier" {
+                        continue;
+                    }
+                    if let Some(name) = specifier
+                        .child_by_field_name("name")
+                        .filter(|name| name.kind() == "identifier")
+                    {
+                        names.insert(keep.text(name));
+                    }
+                }
+            }
+            // `export default NAME` (the `value` field) and `export = NAME`.
+            "identifier" => {
+                names.insert(keep.text(child));
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The two sides of an assignment statement.
@@ -95,7 +137,7 @@ fn statements(
     any
 }
 
-/// Whether a declaration declares a name CommonJS exports.
+/// Whether a declaration declares a name the module exports by name.
 fn declares_export(keep: &Keep<'_>, node: Node<'_>, exports: &HashSet<&str>) -> bool {
     if exports.is_empty() {
         return false;
