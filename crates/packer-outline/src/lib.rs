@@ -122,6 +122,8 @@ mod lines;
 mod nesting_tests;
 #[cfg(feature = "parser")]
 mod parse;
+#[cfg(feature = "typescript")]
+mod repair;
 
 use std::ops::Range;
 
@@ -312,8 +314,17 @@ fn kept_lines(
     let Some(grammar) = lang::grammar(language) else {
         return Ok(None);
     };
-    let tree = parse::parse(&grammar, source)?;
-    let mut indexed = keep::Keep::new(source, Detail::Full, grammar);
+    // The text the tree was parsed from: the source, or for TypeScript the
+    // source rewritten without moving a byte (see `repair`).
+    let (tree, text) = match language {
+        #[cfg(feature = "typescript")]
+        Language::TypeScript | Language::Tsx => repair::parse_typescript(&grammar, source)?,
+        _ => (
+            parse::parse(&grammar, source)?,
+            std::borrow::Cow::Borrowed(source),
+        ),
+    };
+    let mut indexed = keep::Keep::new(&text, Detail::Full, grammar);
     indexed.index(tree.root_node());
     let mut levels = Vec::with_capacity(details.len());
     // The rows `Detail::Heads` keeps before short gaps are filled, which

@@ -30,6 +30,18 @@ pub(crate) fn budget_for(bytes: usize) -> usize {
 /// Parses `source` in `language` within the work budget of its size, or
 /// says why there is no clean tree.
 pub(crate) fn parse(language: &tree_sitter::Language, source: &str) -> Result<Tree, OutlineError> {
+    clean(parse_within(language, source, None, budget_for(source.len())).0?)
+}
+
+/// Parses `source` in `language` within the work budget of its size, and
+/// returns the finished tree with whatever errors it has (see
+/// [`syntax_error`]); refuses only a parse that ran out of work or that
+/// the parser gave up on.
+#[cfg(feature = "typescript")]
+pub(crate) fn parse_with_errors(
+    language: &tree_sitter::Language,
+    source: &str,
+) -> Result<Tree, OutlineError> {
     parse_within(language, source, None, budget_for(source.len())).0
 }
 
@@ -42,15 +54,37 @@ pub(crate) fn parse_range(
     within: tree_sitter::Range,
     budget: usize,
 ) -> (Result<Tree, OutlineError>, usize) {
-    parse_within(language, source, Some(within), budget)
+    let (parsed, used) = parse_within(language, source, Some(within), budget);
+    (parsed.and_then(clean), used)
+}
+
+/// The tree when it has no error or missing node, or where its first one is.
+fn clean(tree: Tree) -> Result<Tree, OutlineError> {
+    match syntax_error(&tree) {
+        Some(error) => Err(error),
+        None => Ok(tree),
+    }
+}
+
+/// Where the first error or missing node of a tree is, if it has one.
+pub(crate) fn syntax_error(tree: &Tree) -> Option<OutlineError> {
+    let root = tree.root_node();
+    if !root.has_error() {
+        return None;
+    }
+    let at = first_error(root).start_position();
+    Some(OutlineError::Syntax {
+        line: at.row + 1,
+        column: at.column + 1,
+    })
 }
 
 /// The guarded parse: stops once the parser has done more than `budget`
 /// operations (counted by its progress callback, so the same source stops
 /// at the same point on every machine), or when every parse stack is in
 /// error recovery; a parse that recovers from an error goes on, and the
-/// error is found in the finished tree. Returns the operations used with
-/// the outcome.
+/// finished tree holds the error ([`clean`] refuses it). Returns the
+/// operations used with the outcome.
 fn parse_within(
     language: &tree_sitter::Language,
     source: &str,
@@ -94,18 +128,7 @@ fn parse_within(
             let (line, column) = position_of_offset(source, offset);
             Err(OutlineError::Syntax { line, column })
         }
-        (None, Some(tree)) => {
-            let root = tree.root_node();
-            if root.has_error() {
-                let at = first_error(root).start_position();
-                Err(OutlineError::Syntax {
-                    line: at.row + 1,
-                    column: at.column + 1,
-                })
-            } else {
-                Ok(tree)
-            }
-        }
+        (None, Some(tree)) => Ok(tree),
     };
     (outcome, used)
 }
@@ -165,7 +188,7 @@ mod tests {
     fn a_parse_is_refused_exactly_where_its_budget_runs_out_on_every_run() {
         let source = "export const x = f(() => [1, (2 + 3) * 4], { a: b });\n".repeat(2_000);
         let (parsed, used) = parse_within(&typescript(), &source, None, usize::MAX);
-        assert!(parsed.is_ok());
+        assert!(parsed.and_then(clean).is_ok());
         // The count is the parser's operations: the same on every run (and
         // every machine), and a clean file uses a few a byte.
         assert_eq!(
@@ -204,9 +227,9 @@ mod tests {
             "let a = 1;\n}} }} }}\n{}",
             "let b = [1, 2];\n".repeat(20_000)
         );
-        let (refused, spent) = parse_within(&typescript(), &source, None, budget_for(source.len()));
+        let (parsed, spent) = parse_within(&typescript(), &source, None, budget_for(source.len()));
         assert_eq!(
-            refused.err(),
+            parsed.and_then(clean).err(),
             Some(OutlineError::Syntax { line: 2, column: 1 })
         );
         assert!(spent <= budget_for(source.len()), "{spent}");

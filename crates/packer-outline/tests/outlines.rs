@@ -353,3 +353,38 @@ fn a_local_item_named_by_an_export_clause_or_a_default_export_is_public() {
         .unwrap();
     assert_eq!(public.lines_label(), "11");
 }
+
+#[test]
+fn generic_call_signatures_one_per_line_outline_and_a_real_error_still_refuses() {
+    let source = "export interface Pick {\n  <T>(a: T): T\n  /** Two. */\n  <T, U>(a: T, b: U): U\n}\n\nexport type Read = {\n  <T>(key: string): T\n  <T, D>(key: string, fallback: D): T | D\n}\n\nexport function pick(a: number): number {\n  return a\n}\n";
+    for language in [Language::TypeScript, Language::Tsx] {
+        let full = outline(language, source, Detail::Full).unwrap().unwrap();
+        // The file's own lines: the parse's rewrite (a `;` for the space
+        // before each `<`) does not show.
+        assert_eq!(full.lines_label(), "1-12", "{}", language.name());
+        assert_eq!(
+            full.content,
+            source.replace("  return a\n}\n", "⋮ 2\n"),
+            "{}",
+            language.name()
+        );
+        // A real error elsewhere still refuses the file, named at its line.
+        let broken = format!("{source}function f( {{\n}}\n");
+        assert!(matches!(
+            outline(language, &broken, Detail::Full),
+            Err(OutlineError::Syntax { line: 15, .. })
+        ));
+    }
+}
+
+#[test]
+fn newer_typescript_the_grammar_does_not_know_outlines_as_written() {
+    // Variance annotations (TypeScript 4.7) and `export type *` (5.0).
+    let source = "export interface Source<\n  /** Why. */\n  out T,\n  in out U = T,\n> {\n  read(): T\n}\n\nexport type * from './types'\n\nexport function make(): number {\n  return 1\n}\n";
+    let public = outline(Language::TypeScript, source, Detail::Public)
+        .unwrap()
+        .unwrap();
+    assert_eq!(public.lines_label(), "1,3-11");
+    assert!(public.content.contains("  in out U = T,\n"));
+    assert!(public.content.contains("export type * from './types'\n"));
+}
