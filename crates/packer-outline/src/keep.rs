@@ -7,7 +7,7 @@
 #![cfg_attr(not(feature = "all"), allow(dead_code))]
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::rc::Rc;
 
@@ -40,9 +40,25 @@ pub(crate) struct Keep<'a> {
     pub grammar: tree_sitter::Language,
     /// The macro bodies parsed again, shared by every level of the file.
     reparsed: Rc<RefCell<Reparsed>>,
-    /// Comments and attributes by the line they end on (the one that
-    /// starts first, when several end on a line).
-    above: HashMap<usize, Above>,
+    /// The file's comments and attributes.
+    index: Index,
+    /// The stack of comments and attributes above each line asked for so
+    /// far (see [`Keep::leading`]).
+    stacks: RefCell<HashMap<usize, Rc<[Above]>>>,
+    /// The lines whose items have had their attributes and doc kept.
+    led: HashSet<usize>,
+    /// [`Keep::has_attribute`]'s answers by line and needle.
+    attribute_answers: RefCell<HashMap<(usize, &'static str), bool>>,
+}
+
+/// The comments and attributes of a tree, as [`Keep::index`] records them.
+#[derive(Clone, Default)]
+struct Index {
+    /// By the line they end on (the one that starts first, when several
+    /// end on a line).
+    ends: HashMap<usize, Above>,
+    /// The byte each ends at, by the byte it starts at.
+    starts: HashMap<usize, usize>,
 }
 
 /// Macro bodies parsed again (Rust's `cfg_rt! { ... }`), shared by every
@@ -65,8 +81,8 @@ struct Reparsed {
 struct Body {
     /// Its clean tree.
     tree: tree_sitter::Tree,
-    /// Its comments and attributes by the line they end on.
-    above: HashMap<usize, Above>,
+    /// Its comments and attributes.
+    index: Index,
 }
 
 /// A comment or attribute, as recorded by [`Keep::index`].
@@ -97,7 +113,10 @@ impl<'a> Keep<'a> {
             every_item: false,
             source,
             grammar,
-            above: HashMap::new(),
+            index: Index::default(),
+            stacks: RefCell::default(),
+            led: HashSet::new(),
+            attribute_answers: RefCell::default(),
             reparsed: Rc::new(RefCell::new(Reparsed {
                 bodies: HashMap::new(),
                 bytes_left: source.len().saturating_mul(4),
@@ -119,7 +138,10 @@ impl<'a> Keep<'a> {
             every_item: false,
             source: self.source,
             grammar: self.grammar.clone(),
-            above: self.above.clone(),
+            index: self.index.clone(),
+            stacks: RefCell::default(),
+            led: HashSet::new(),
+            attribute_answers: RefCell::default(),
             reparsed: Rc::clone(&self.reparsed),
         }
     }
@@ -161,9 +183,7 @@ impl<'a> Keep<'a> {
             reparsed.bodies.insert(key, parsed);
         }
         let body = reparsed.bodies.get(&key)?.as_ref()?;
-        for (&row, above) in &body.above {
-            record(&mut self.above, row, above);
-        }
+        self.index.merge(&body.index);
         Some(body.tree.clone())
     }
 
@@ -251,46 +271,93 @@ impl<'a> Keep<'a> {
     /// (tree-sitter finds a previous sibling by walking the siblings before
     /// it, which a file of many items would make quadratic).
     pub(crate) fn index(&mut self, root: Node<'_>) {
-        index_into(&mut self.above, root);
+        index_into(&mut self.index, root);
     }
 
-    /// The attributes and comments stacked right above `item`, nearest
-    /// first; each starts its line.
-    fn stacked_above(&self, item: Node<'_>) -> Vec<Above> {
+    /// The attributes and comments stacked right above line `row`, nearest
+    /// first: each alone on its lines but for other comments and
+    /// attributes (one with code before or after it on its line belongs to
+    /// that code). Found once per line: a line of many items under a long
+    /// stack would otherwise walk the stack once per item, and since each
+    /// line of a stack holds no code, the stacks above different lines
+    /// share no line, so that finding them all is linear in the file.
+    fn stacked_above(&self, row: usize) -> Rc<[Above]> {
+        if let Some(found) = self.stacks.borrow().get(&row) {
+            return Rc::clone(found);
+        }
         let mut found = Vec::new();
-        let mut top = item.start_position().row;
+        let mut top = row;
         while top > 0 {
-            let Some(above) = self.above.get(&(top - 1)) else {
+            let Some(above) = self.index.ends.get(&(top - 1)) else {
                 break;
             };
             let before = self.line(above.first).get(..above.column).unwrap_or("x");
-            if !before.trim().is_empty() {
+            visited(1);
+            if !before.trim().is_empty() || !self.ends_its_line(above) {
                 break;
             }
             found.push(above.clone());
             top = above.first;
         }
+        let found: Rc<[Above]> = found.into();
+        self.stacks.borrow_mut().insert(row, Rc::clone(&found));
         found
+    }
+
+    /// Whether nothing but whitespace, comments and attributes follows
+    /// `above` on its last line.
+    fn ends_its_line(&self, above: &Above) -> bool {
+        let Some(line) = self.spans.get(above.last) else {
+            return true;
+        };
+        let mut at = above.bytes.end;
+        loop {
+            while at < line.end && self.src[at].is_ascii_whitespace() {
+                at += 1;
+            }
+            if at >= line.end {
+                return true;
+            }
+            match self.index.starts.get(&at) {
+                Some(&end) if end > at => at = end,
+                _ => return false,
+            }
+        }
     }
 
     /// Whether an attribute stacked right above `item` contains `needle`
     /// (spaces ignored).
-    pub(crate) fn has_attribute(&self, item: Node<'_>, needle: &str) -> bool {
-        self.stacked_above(item).iter().any(|above| {
+    pub(crate) fn has_attribute(&self, item: Node<'_>, needle: &'static str) -> bool {
+        let row = item.start_position().row;
+        if let Some(&answer) = self.attribute_answers.borrow().get(&(row, needle)) {
+            return answer;
+        }
+        let answer = self.stacked_above(row).iter().any(|above| {
             above.attribute
                 && std::str::from_utf8(&self.src[above.bytes.clone()])
                     .is_ok_and(|text| text.replace(' ', "").contains(needle))
-        })
+        });
+        self.attribute_answers
+            .borrow_mut()
+            .insert((row, needle), answer);
+        answer
     }
 
     /// Keeps the attributes (Rust's `#[...]`, decorators) stacked right
     /// above `item`, and at [`Detail::Full`] the first paragraph of the doc
     /// comment above them; both go with an item that is kept. A comment
-    /// that ends a line holding code belongs to that code, and a comment
-    /// that `is_doc` rejects ends the stack.
+    /// with code before or after it on its line belongs to that code, and
+    /// a comment that `is_doc` rejects ends the stack. What is kept
+    /// depends on the line only (a language passes the same `is_doc` for
+    /// all its items), so the items of a line after the first keep nothing
+    /// more.
     pub(crate) fn leading(&mut self, item: Node<'_>, is_doc: impl Fn(&str) -> bool) {
+        let row = item.start_position().row;
+        if !self.led.insert(row) {
+            return;
+        }
         let mut doc: Option<(usize, usize)> = None;
-        for above in self.stacked_above(item) {
+        for above in self.stacked_above(row).iter() {
             let last = above.last;
             if above.attribute {
                 if !self.heads() {
@@ -403,15 +470,14 @@ impl Reparsed {
         let (tree, used) = crate::parse::parse_range(grammar, source, within, budget);
         self.work_left = self.work_left.saturating_sub(used);
         let tree = tree.ok()?;
-        let mut above = HashMap::new();
-        index_into(&mut above, tree.root_node());
-        Some(Body { tree, above })
+        let mut index = Index::default();
+        index_into(&mut index, tree.root_node());
+        Some(Body { tree, index })
     }
 }
 
-/// Records the comments and attributes under `root` in `above` by the line
-/// they end on.
-fn index_into(above: &mut HashMap<usize, Above>, root: Node<'_>) {
+/// Records the comments and attributes under `root` in `index`.
+fn index_into(index: &mut Index, root: Node<'_>) {
     preorder(root, |node, _| {
         let attribute = is_attribute(node);
         if attribute || is_comment(node) {
@@ -423,19 +489,32 @@ fn index_into(above: &mut HashMap<usize, Above>, root: Node<'_>) {
                 attribute,
                 bytes: node.byte_range(),
             };
-            record(above, end_row(node), &found);
+            index.record(&found);
         }
         !is_comment(node)
     });
 }
 
-/// Records `found`, which ends on line `row`, unless a comment or
-/// attribute ending there starts before it.
-fn record(above: &mut HashMap<usize, Above>, row: usize, found: &Above) {
-    match above.get(&row) {
-        Some(other) if (other.first, other.column) <= (found.first, found.column) => {}
-        _ => {
-            above.insert(row, found.clone());
+impl Index {
+    /// Records `found`; by its last line unless a comment or attribute
+    /// ending there starts before it.
+    fn record(&mut self, found: &Above) {
+        self.starts.insert(found.bytes.start, found.bytes.end);
+        match self.ends.get(&found.last) {
+            Some(other) if (other.first, other.column) <= (found.first, found.column) => {}
+            _ => {
+                self.ends.insert(found.last, found.clone());
+            }
+        }
+    }
+
+    /// Records everything `other` holds.
+    fn merge(&mut self, other: &Index) {
+        for (&start, &end) in &other.starts {
+            self.starts.insert(start, end);
+        }
+        for found in other.ends.values() {
+            self.record(found);
         }
     }
 }

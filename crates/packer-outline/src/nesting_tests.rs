@@ -545,3 +545,61 @@ fn python_blocks_nested_by_indentation_come_back_cleanly() {
         }
     }
 }
+
+#[test]
+fn many_items_on_a_line_under_a_long_stack_of_comments_cost_linear_work() {
+    // Every item asks for the comments and attributes above its line;
+    // items that share a line, or lines that each start with a comment,
+    // once made that walk quadratic.
+    let items = |item: &str| {
+        (0..10_000)
+            .map(|at| item.replace('#', &at.to_string()))
+            .collect::<String>()
+    };
+    let cases = [
+        (
+            TypeScript,
+            format!(
+                "{}{}\nexport function f() {{\n  a();\n}}\n",
+                "// c\n".repeat(10_000),
+                items("export const a# = 1; ")
+            ),
+        ),
+        (
+            C,
+            format!(
+                "{}{}\nint f(void) {{\n  return 1;\n}}\n",
+                "// c\n".repeat(10_000),
+                items("int a#; ")
+            ),
+        ),
+        (
+            C,
+            format!(
+                "{}int f(void) {{\n  return 1;\n}}\n",
+                items("/* c */ int a#;\n")
+            ),
+        ),
+        (
+            Rust,
+            format!(
+                "{}{}\npub fn f() {{\n    one();\n}}\n",
+                "#[a]\n".repeat(10_000),
+                items("mod m# {} ")
+            ),
+        ),
+        (
+            Java,
+            format!(
+                "public class A {{\n{}{}\n}}\n",
+                "  /** c */\n".repeat(10_000),
+                items("public int a#; ")
+            ),
+        ),
+    ];
+    for (language, source) in cases {
+        let label = format!("{} stack", language.name());
+        let seen = on_a_small_stack(language, source.clone());
+        check(&label, &source, &seen, true);
+    }
+}

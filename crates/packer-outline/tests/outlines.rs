@@ -388,3 +388,26 @@ fn newer_typescript_the_grammar_does_not_know_outlines_as_written() {
     assert!(public.content.contains("  in out U = T,\n"));
     assert!(public.content.contains("export type * from './types'\n"));
 }
+
+#[test]
+fn a_comment_or_attribute_with_code_after_it_belongs_to_that_code() {
+    // The derive is the private struct's, not the public one's below it.
+    let rust =
+        "#[derive(Debug)] struct Private;\npub struct Public;\n\nfn private() {\n    one();\n}\n";
+    let public = outline(Language::Rust, rust, Detail::Public)
+        .unwrap()
+        .unwrap();
+    assert_eq!(public.lines_label(), "2");
+    // The comment before `a` is not `b`'s doc; the one alone above `c` is.
+    let c = "/* About a. */ static int a;\nint b;\n/* About c. */\nint c;\nstatic int d(void) {\n  return 1;\n}\n";
+    let public = outline(Language::C, c, Detail::Public).unwrap().unwrap();
+    assert_eq!(public.lines_label(), "2,4");
+    let full = outline(Language::C, c, Detail::Full).unwrap().unwrap();
+    assert_eq!(full.lines_label(), "1-5");
+    // Comments and attributes that share their line still stack.
+    let stacked = "/// Docs. /* more */\n#[derive(Debug)] // why\npub struct Public;\n\nfn private() {\n    one();\n}\n";
+    let public = outline(Language::Rust, stacked, Detail::Public)
+        .unwrap()
+        .unwrap();
+    assert_eq!(public.lines_label(), "2-3");
+}
