@@ -17,10 +17,12 @@
 //! to the line where their value starts, attributes and decorators of kept
 //! items, and the first paragraph of each kept item's doc comment (a doc
 //! comment is attached when it ends on the line right above the item or its
-//! attributes and starts its own line). Bodies are elided with whatever is
-//! defined inside them. [`Detail::Signatures`] keeps the same without any
-//! documentation: doc comments go, and so does every line that holds
-//! nothing but a comment, also inside kept declarations.
+//! attributes and has no code before or after it on its lines; a comment
+//! or attribute that shares its line with code belongs to that code).
+//! Bodies are elided with whatever is defined inside them.
+//! [`Detail::Signatures`] keeps the same without any documentation: doc
+//! comments go, and so does every line that holds nothing but a comment,
+//! also inside kept declarations.
 //! [`Detail::Public`] keeps, of those, only public or exported items, as
 //! each language defines them below, without imports (but Rust's
 //! `pub use`) or the file's own attributes. [`Detail::Heads`] keeps one
@@ -48,7 +50,9 @@
 //!   with their closing line, except a `#[cfg(test)]` module (head only);
 //!   `macro_rules!` by its first line; a macro called where items go
 //!   (`cfg_rt! { pub mod runtime; }`) has its braces parsed again as items
-//!   when they parse cleanly, else keeps its head. Docs are `///` and
+//!   (once for every level; in all at most four times the file's size,
+//!   within the work budget of four times its size) when they parse
+//!   cleanly, else keeps its head. Docs are `///` and
 //!   `/** */`. Public: `pub` exactly (not `pub(crate)`); everything in a
 //!   `pub trait` and in a trait `impl`; an inherent `impl` when one of its
 //!   items is public; `macro_rules!` with `#[macro_export]`.
@@ -70,9 +74,14 @@
 //!   assignments of functions (`Router.prototype.route = function ...`) and
 //!   to `module.exports`/`exports`; namespaces and `declare module` walked
 //!   inside. Any comment attached to an item is its doc. Exported: under
-//!   `export` or `declare`, or named by CommonJS exports (with what is
-//!   assigned to properties of those names); class members unless
-//!   `private`, `protected` or `#named`.
+//!   `export` or `declare`, or declared in the file and named by its
+//!   exports: an `export { NAME }` or `export { NAME as alias }` clause
+//!   without `from`, `export default NAME`, TypeScript's `export = NAME`,
+//!   or CommonJS exports (with what is assigned to properties of those
+//!   names); class members unless `private`, `protected` or `#named`.
+//!   TypeScript that the grammar refuses but TypeScript accepts (generic
+//!   call signatures one per line without `;`, `export type *`, `in`/`out`
+//!   variance annotations) is parsed again; see "Refusals and guards".
 //! - **Go**: the package comment and clause; imports; type declarations
 //!   whole; `const`/`var` specs up to their values, with a group's
 //!   parentheses; function and method heads. Any attached comment is the
@@ -95,12 +104,39 @@
 //! # Refusals and guards
 //!
 //! [`outline`] returns an error rather than a wrong outline: for a source
-//! over [`MAX_SOURCE_BYTES`], for any syntax error or missing token (the
-//! parse stops at the first one), and for a parse that goes past its work
-//! budget ([`WORK_PER_BYTE`]), which counts parser operations rather than
-//! time so that the answer does not depend on the machine. It returns
-//! `Ok(None)` when the outline would keep nothing or be no shorter than
-//! the file.
+//! over [`MAX_SOURCE_BYTES`], for any syntax error or missing token
+//! ([`OutlineError::Syntax`], at the first one in the tree; the parse
+//! stops early when every parse stack is in error recovery), and for a
+//! parse that goes past its work budget, [`WORK_PER_BYTE`] operations a
+//! byte plus [`WORK_BASE`] ([`OutlineError::TooMuchWork`], which names the
+//! budget). The budget counts the parser's operations through its progress
+//! callback, not time, so the same file gets the same answer on every
+//! machine; clean files, hostile ones included, use 2 to 9 a byte. It
+//! returns `Ok(None)` when the outline would keep nothing or be no shorter
+//! than the file.
+//!
+//! A TypeScript or TSX file that does not parse is parsed again (at most
+//! twice, each within the budget) with rewrites that move no byte, for
+//! syntax the grammar (tree-sitter-typescript 0.23) refuses and TypeScript
+//! accepts: a member of an interface or object type that starts a line
+//! with `<` (generic call signatures one per line without `;`: the
+//! grammar's scanner never ends a member before a `<`), where the
+//! indentation byte before the `<` becomes `;`; `export type * from`,
+//! where `type` becomes spaces; and `in`/`out` variance annotations, which
+//! become spaces. Each rewrite is kept only where the new tree shows it
+//! where it was meant to be (a member separator, the `*` of an export, the
+//! start of a type parameter), the outline is rebuilt from the file's own
+//! text, and a file with any other error is still refused.
+//!
+//! Hostile input costs work linear in the tree and no deep stack: every
+//! walk of a whole tree is iterative (a `TreeCursor` and a stack of
+//! ancestors on the heap); the rules recurse into at most 48 nested
+//! containers; no `Node` method that walks down from the root
+//! (`parent`, the siblings) is called (the crate's `clippy.toml` disallows
+//! them); and the comments and attributes above each line are found once.
+//! The tests outline sources nested 10,000 and 50,000 deep in every
+//! language on a 256 KiB stack, within 16 node visits per node of the
+//! tree (a count, not a clock).
 //!
 //! # Features
 //!
@@ -231,9 +267,10 @@ impl Outline {
 /// The outline of `source` in `language` at `detail`.
 ///
 /// - `Err` when the source is larger than [`MAX_SOURCE_BYTES`], when it
-///   does not parse cleanly (any syntax error or missing token), or when
-///   the parse goes past its work budget: a file gets no outline rather
-///   than a wrong one.
+///   does not parse cleanly (any syntax error or missing token; for
+///   TypeScript, also after the rewrites the crate documentation lists),
+///   or when the parse goes past its work budget: a file gets no outline
+///   rather than a wrong one.
 /// - `Ok(None)` when the outline would keep nothing, or would not be
 ///   strictly shorter than the source in bytes, or when this build has no
 ///   grammar for the language ([`Language::has_grammar`]).
