@@ -79,6 +79,8 @@ def pack(
     windows: bool = False,
     request: Optional[Mapping[str, Any]] = None,
     chat_template: Optional[Union[str, "os.PathLike[str]"]] = None,
+    template_seconds: Optional[int] = None,
+    template_memory: Optional[int] = None,
 ) -> dict[str, Any]:
     """Pack a fixture; return the object ``packer pack --format json`` prints.
 
@@ -121,7 +123,12 @@ def pack(
     request), ``otherInputTokens`` (of the request with an empty payload)
     and ``requestText`` (unless ``payload=False``); without ``request`` the
     result has none of the three, so ``result.get("requestText")`` is
-    ``None``. Not with ``windows=True``.
+    ``None``. Not with ``windows=True``. The template renders in a worker
+    process (this interpreter again), which may render for
+    ``template_seconds`` in all (default 60) with ``template_memory`` MiB
+    (default 2048); a template that goes past either, or nests a value
+    deeper than the worker's stack, raises ``chat-template-limit`` and
+    leaves this interpreter as it was.
 
     Raises ``PackerError`` for every input ``packer pack`` refuses, with the
     same code, exit status and message; ``TypeError`` for a dict that JSON
@@ -160,6 +167,8 @@ def pack_directory(
     config: Optional[Union[str, "os.PathLike[str]"]] = None,
     no_config: bool = False,
     payload: bool = True,
+    template_seconds: Optional[int] = None,
+    template_memory: Optional[int] = None,
 ) -> dict[str, Any]:
     """Pack the text files under ``path``; return the object ``packer pack
     --dir PATH --format json`` prints.

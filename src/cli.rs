@@ -400,6 +400,11 @@ pub fn usage_error(error: &clap::Error) -> i32 {
     packer::error::EXIT_USAGE
 }
 
+/// The first argument that makes this process a chat-template worker
+/// (`packer_files::render`) for another packer process: not a subcommand,
+/// so that no help, completion or man page lists it.
+pub const RENDER_WORKER: &str = "__render-worker";
+
 /// Runs a parsed command and returns its exit status.
 pub fn run(cli: Cli) -> Result<i32, Error> {
     match cli.command {

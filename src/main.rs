@@ -8,6 +8,13 @@ use packer::error::EXIT_FAILURE;
 use packer::output::ErrorList;
 
 fn main() {
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|first| first == cli::RENDER_WORKER)
+    {
+        let status = packer_files::render::serve(std::io::stdin().lock(), std::io::stdout().lock());
+        std::process::exit(status);
+    }
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => std::process::exit(cli::usage_error(&error)),

@@ -127,6 +127,8 @@ impl Names for Keywords {
             Setting::ChatTemplate => "chat_template",
             Setting::ReservedOtherInput => "reserved_other_input_tokens",
             Setting::PriorityGlob => "a priority glob",
+            Setting::TemplateSeconds => "template_seconds",
+            Setting::TemplateMemory => "template_memory",
             _ => CommandLine.name(setting),
         }
     }
@@ -278,7 +280,8 @@ fn utf8_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
     safety_tokens=None, note_omissions=false, note_omissions_max=None, excerpt_query=None,
     excerpt_context=None,
     excerpt_max_chars=None, outline=false, outline_share=None, max_input_bytes=None,
-    max_documents=None, payload=true, windows=false, request=None, chat_template=None
+    max_documents=None, payload=true, windows=false, request=None, chat_template=None,
+    template_seconds=None, template_memory=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn pack(
@@ -307,6 +310,8 @@ fn pack(
     windows: bool,
     request: Option<&Bound<'_, PyAny>>,
     chat_template: Option<PathBuf>,
+    template_seconds: Option<u64>,
+    template_memory: Option<u64>,
 ) -> PyResult<Py<PyAny>> {
     let chat_request = request
         .map(|request| chat_request_bytes(py, request))
@@ -346,6 +351,7 @@ fn pack(
         max_documents: max_documents.unwrap_or(DEFAULT_MAX_DOCUMENTS),
     };
     let bytes = fixture_bytes(py, fixture)?;
+    let workers = template_workers(py, template_seconds, template_memory)?;
     let packed = py.detach(move || -> Result<String, Failure> {
         if let Some(path) = &tokenizer {
             request.tokenizer = Some(
@@ -363,6 +369,9 @@ fn pack(
                 )
                 .map_err(|error| Failure::new(&error, None))?,
             );
+        }
+        if let Some(chat) = &mut request.chat {
+            chat.isolation = Some(workers);
         }
         let fixture =
             Fixture::from_bytes(&bytes, &limits).map_err(|error| Failure::new(&error, None))?;
@@ -440,7 +449,8 @@ fn refused(fixture: &Fixture, request: &Request, failure: packer::Failure) -> Fa
     safety_tokens=None, note_omissions=false, note_omissions_max=None, excerpt_query=None,
     excerpt_context=None, excerpt_max_chars=None, outline=false, outline_share=None,
     windows=false, globs=None, priorities=None, git_order=false, files=None, tree=None,
-    base_url=None, hidden=false, no_ignore=false, config=None, no_config=false, payload=true
+    base_url=None, hidden=false, no_ignore=false, config=None, no_config=false, payload=true,
+    template_seconds=None, template_memory=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn pack_directory(
@@ -475,6 +485,8 @@ fn pack_directory(
     config: Option<PathBuf>,
     no_config: bool,
     payload: bool,
+    template_seconds: Option<u64>,
+    template_memory: Option<u64>,
 ) -> PyResult<Py<PyAny>> {
     if config.is_some() && no_config {
         return Err(usage(
@@ -545,6 +557,7 @@ fn pack_directory(
         tree,
         ..packer_collect::CollectOptions::default()
     };
+    let workers = template_workers(py, template_seconds, template_memory)?;
     let packed = py.detach(move || -> Result<String, Failure> {
         let fail = |error: Error| Failure::new(&error, None);
         let found = match &config {
@@ -593,6 +606,9 @@ fn pack_directory(
             .map_err(fail)?
             .map(|chat| chat.chat);
         }
+        if let Some(chat) = &mut request.chat {
+            chat.isolation = Some(workers);
+        }
         let collection = packer_collect::collect(&path, &options, |_| {}).map_err(fail)?;
         if request.options.windows {
             let fixture = packer_collect::fixture(&collection).map_err(fail)?;
@@ -604,6 +620,47 @@ fn pack_directory(
     });
     let text = packed.map_err(|failure| failure.into_py(py))?;
     Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
+}
+
+/// Where a chat request's template renders: a worker process (this
+/// interpreter again, importing this package) with these limits, so that a
+/// hostile template can take down only the worker.
+fn template_workers(
+    py: Python<'_>,
+    seconds: Option<u64>,
+    memory_mib: Option<u64>,
+) -> PyResult<std::sync::Arc<dyn packer::chat::render::Renderers>> {
+    let executable: Option<PathBuf> = py.import("sys")?.getattr("executable")?.extract()?;
+    let Some(executable) = executable.filter(|path| !path.as_os_str().is_empty()) else {
+        return Err(usage(
+            py,
+            "a chat request's template renders in a worker process, and sys.executable does not \
+             name this interpreter"
+                .into(),
+        ));
+    };
+    let defaults = packer_files::render::TemplateLimits::default();
+    let limits = packer_files::render::TemplateLimits {
+        seconds: seconds.unwrap_or(defaults.seconds),
+        memory_mib: memory_mib.unwrap_or(defaults.memory_mib),
+    };
+    let command = vec![
+        executable.into_os_string(),
+        "-c".into(),
+        "import packer_context; packer_context._render_worker()".into(),
+    ];
+    Ok(std::sync::Arc::new(
+        packer_files::render::WorkerRenderers::new(command, limits),
+    ))
+}
+
+/// The worker a chat request's template renders in: serves the process
+/// that started it on standard input and output, then ends this process.
+#[pyfunction]
+fn _render_worker(py: Python<'_>) {
+    let status = py
+        .detach(|| packer_files::render::serve(std::io::stdin().lock(), std::io::stdout().lock()));
+    std::process::exit(status);
 }
 
 /// The exact ordinary-text token count of ``text`` (as ``packer count``).
@@ -675,6 +732,7 @@ fn packer_context(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pack_directory, m)?)?;
     m.add_function(wrap_pyfunction!(count, m)?)?;
     m.add_function(wrap_pyfunction!(encodings, m)?)?;
+    m.add_function(wrap_pyfunction!(_render_worker, m)?)?;
     m.add("PackerError", m.py().get_type::<PackerError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // The names packer knows, from the library's own lists.

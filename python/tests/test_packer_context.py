@@ -532,6 +532,42 @@ def test_requests_are_refused_with_codes_that_echo_nothing():
     assert raised.value.code == "invalid-chat-template"
 
 
+def test_a_hostile_chat_template_raises_and_the_interpreter_lives_on(tmp_path):
+    """A template that nests a value 100,000 deep, or asks for a terabyte,
+    renders in a worker process: the worker dies, Python gets a coded
+    PackerError, and the next pack works."""
+    data = (ROOT / "fixtures" / "guide.json").read_bytes()
+    deep = tmp_path / "deep.jinja"
+    deep.write_text(
+        "{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}"
+        "{% endfor %}{{ ns.x }}"
+    )
+    huge = tmp_path / "huge.jinja"
+    huge.write_text("{{ messages|tojson(indent=1000000000000) }}")
+    for template, said in [
+        (deep, "nested a value deeper than its renderer's stack"),
+        (huge, "asked for more than 256 MiB while it rendered, its limit; it was stopped (raise the limit with template_memory"),
+    ]:
+        with pytest.raises(packer.PackerError) as raised:
+            packer.pack(
+                data, encoding="o200k_harmony", budget=500, request=CHAT,
+                chat_template=str(template), template_memory=256,
+            )
+        assert (raised.value.code, raised.value.exit_status) == ("chat-template-limit", 3)
+        assert said in raised.value.message
+    slow = tmp_path / "slow.jinja"
+    slow.write_text(
+        "{% set ns = namespace(l=[]) %}{% for i in range(100000) %}{% set ns.l = ns.l + [i] %}"
+        "{% set n = ns.l|length %}{% endfor %}"
+    )
+    with pytest.raises(packer.PackerError) as raised:
+        packer.pack(data, encoding="o200k_harmony", budget=500, request=CHAT, chat_template=str(slow), template_seconds=1)
+    assert raised.value.code == "chat-template-limit"
+    assert "rendered for more than 1 s in this pack" in raised.value.message
+    result = packer.pack(data, encoding="o200k_harmony", budget=500, request=CHAT)
+    assert result["requestTokens"] <= 500
+
+
 CHATML = (
     "{%- for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] "
     "+ '<|im_end|>\\n' }}{%- endfor %}{%- if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}"

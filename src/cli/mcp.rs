@@ -29,6 +29,15 @@ pub struct McpArgs {
     /// Refuse a pack_documents call with more documents than this
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     pub max_documents: usize,
+
+    /// The seconds a call's chat template may render for in all (it runs
+    /// in a worker process that is stopped then)
+    #[arg(long, value_name = "N", default_value_t = packer_files::render::DEFAULT_TEMPLATE_SECONDS)]
+    pub template_seconds: u64,
+
+    /// The MiB of memory a call's chat template worker may use
+    #[arg(long, value_name = "MIB", default_value_t = packer_files::render::DEFAULT_TEMPLATE_MEMORY_MIB)]
+    pub template_memory: u64,
 }
 
 /// Where a pack's summary goes.
@@ -54,5 +63,10 @@ pub fn run(args: McpArgs) -> Result<i32, Error> {
         },
         max_input_bytes: args.max_input_bytes,
         max_documents: args.max_documents,
+        template_limits: packer_files::render::TemplateLimits {
+            seconds: args.template_seconds,
+            memory_mib: args.template_memory,
+        },
+        worker_argument: super::RENDER_WORKER,
     })
 }

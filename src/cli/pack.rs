@@ -93,6 +93,16 @@ pub struct PackArgs {
     #[arg(long, value_name = "FILE", requires = "request")]
     pub chat_template: Option<PathBuf>,
 
+    /// With a chat request: the seconds its template may render for in all
+    /// (it runs in a worker process that is stopped then)
+    #[arg(long, value_name = "N", default_value_t = packer_files::render::DEFAULT_TEMPLATE_SECONDS)]
+    pub template_seconds: u64,
+
+    /// With a chat request: the MiB of memory its template's worker
+    /// process may use
+    #[arg(long, value_name = "MIB", default_value_t = packer_files::render::DEFAULT_TEMPLATE_MEMORY_MIB)]
+    pub template_memory: u64,
+
     /// Collect DIR (as `packer collect`) and pack it, in one process; the
     /// fixture limits give way to --max-files and --max-total-bytes
     #[arg(long, value_name = "DIR", conflicts_with_all = ["fixture", "max_input_bytes", "max_documents"], display_order = 2)]
@@ -261,6 +271,20 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
             request.chat = Some(chat.chat);
             chat_files = chat.read;
         }
+    }
+    // The template runs in a worker process, this binary again.
+    if let Some(chat) = &mut request.chat {
+        let limits = packer_files::render::TemplateLimits {
+            seconds: args.template_seconds,
+            memory_mib: args.template_memory,
+        };
+        let workers =
+            packer_files::render::WorkerRenderers::current_exe(&[super::RENDER_WORKER], limits)
+                .map_err(|error| Error::ReadFailed {
+                    path: "the packer executable".into(),
+                    kind: error.kind(),
+                })?;
+        chat.isolation = Some(std::sync::Arc::new(workers));
     }
     if args.dir.is_some() {
         let budget = &mut request.budget;

@@ -18,9 +18,8 @@ use serde_json::{Value, json};
 
 use crate::common;
 
-/// The address space every attacked run may use: a little over a third
-/// of what packer reserves at most for a tokenizer file's search, well
-/// under what the attacks ask for.
+/// The address space every attacked run may use: ample for every honest
+/// run here, far below what the attacks ask for.
 const MEMORY_CAP_KIB: u64 = 2 << 20;
 
 /// Longer than any run here can take unless it hangs.
@@ -221,4 +220,150 @@ fn a_tokenizer_with_one_very_long_token_counts_exactly_in_bounded_steps() {
     let ended = count_with(dir.path(), "wordpiece.json", &"b".repeat(100_000));
     assert_eq!(ended.status, Some(0), "{}", ended.stderr);
     assert_eq!(ended.stdout.trim(), "80001");
+}
+
+// Chat templates: each renders in a worker process with limits.
+
+/// A capture of one document and a request with the placeholder, in `dir`.
+fn chat_files(dir: &Path) {
+    std::fs::write(
+        dir.join("capture.json"),
+        r#"{"budget": {"contextTokens": 4000, "reservedOtherInputTokens": 0,
+            "reservedOutputTokens": 0, "safetyTokens": 0},
+            "documents": [{"id": "a", "url": "https://example.com/a", "format": "text",
+            "content": "SECRET-CONTENT 123 abc", "truncated": false}]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("request.json"),
+        r#"{"messages": [{"role": "user", "content": "Docs: {{packer:documents}}"}]}"#,
+    )
+    .unwrap();
+}
+
+/// Packs the capture into the request rendered with `template`.
+fn pack_with_template(dir: &Path, template: &str, flags: &[&str]) -> Ended {
+    std::fs::write(dir.join("template.jinja"), template).unwrap();
+    let mut args = vec![
+        "pack",
+        "capture.json",
+        "--encoding",
+        "o200k_harmony",
+        "--request",
+        "request.json",
+        "--chat-template",
+        "template.jinja",
+        "--format",
+        "summary",
+    ];
+    args.extend_from_slice(flags);
+    bounded(dir, &args, b"")
+}
+
+/// A loop that nests a list in itself 100,000 times.
+const DEEP: &str = "{% set ns = namespace(x=[]) %}{% for i in range(100000) %}\
+                    {% set ns.x = [ns.x] %}{% endfor %}";
+
+#[test]
+fn hostile_templates_end_in_a_coded_error_and_packer_survives() {
+    let dir = tempfile::tempdir().unwrap();
+    chat_files(dir.path());
+    let stack = "nested a value deeper than its renderer's stack";
+    let memory = "asked for more than 256 MiB while it rendered, its limit; it was stopped \
+                  (raise the limit with --template-memory";
+    let time = "rendered for more than 2 s in this pack, its limit; it was stopped";
+    let small = ["--template-memory", "256", "--template-seconds", "2"];
+    let cases: Vec<(String, &str)> = vec![
+        // Printed, compared, or only dropped: each recurses per level.
+        (format!("{DEEP}{{{{ ns.x }}}}"), stack),
+        (format!("{DEEP}{{{{ ns.x == ns.x }}}}"), stack),
+        (format!("{DEEP}ok"), stack),
+        // Allocations sized by the template.
+        ("{{ messages|tojson(indent=1000000000000) }}".into(), memory),
+        ("{{ '{:>100000000000}'.format('x') }}".into(), memory),
+        ("{{ messages|batch(1000000000000)|list }}".into(), memory),
+        ("{{ 'a\nb'|indent(1000000000000) }}".into(), memory),
+        // Doubling a string forty times.
+        (
+            "{% set ns = namespace(s='ab') %}{% for i in range(40) %}\
+             {% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s|length }}"
+                .into(),
+            memory,
+        ),
+        // Work without memory: a copy of a growing list at every step.
+        (
+            "{% set ns = namespace(l=[]) %}{% for i in range(100000) %}\
+             {% set ns.l = ns.l + [i] %}{% set n = ns.l|length %}{% endfor %}"
+                .into(),
+            time,
+        ),
+    ];
+    for (template, said) in &cases {
+        let ended = pack_with_template(dir.path(), template, &small);
+        refused(&ended, 3, "chat-template-limit");
+        assert!(ended.stderr.contains(said), "{template}: {}", ended.stderr);
+        assert!(!ended.stderr.contains("SECRET-CONTENT"), "{}", ended.stderr);
+    }
+    // The same worker renders an honest template exactly as before.
+    let ended = pack_with_template(
+        dir.path(),
+        "<|start|>user<|message|>{{ messages[0].content }}<|end|>",
+        &small,
+    );
+    assert_eq!(ended.status, Some(0), "{}", ended.stderr);
+    let summary: Value = serde_json::from_str(&ended.stdout).unwrap();
+    assert_eq!(summary["selectedIds"], json!(["a"]));
+}
+
+#[test]
+fn template_errors_show_no_request_text_and_nothing_that_moves_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    chat_files(dir.path());
+    // A value in minijinja's detail (an include named by a message).
+    let ended = pack_with_template(dir.path(), "{% include messages[0].content %}", &[]);
+    refused(&ended, 3, "invalid-chat-template");
+    assert!(!ended.stderr.contains("SECRET-CONTENT"), "{}", ended.stderr);
+    assert!(
+        ended
+            .stderr
+            .contains("its details quote a value and are not shown")
+    );
+    // The template's own words, with an escape sequence and a forged line.
+    let ended = pack_with_template(
+        dir.path(),
+        "{{ raise_exception('bad\u{1b}[2J\nerror[forged]: x') }}",
+        &[],
+    );
+    refused(&ended, 3, "invalid-chat-template");
+    assert_eq!(ended.stderr.lines().count(), 1, "{}", ended.stderr);
+    assert!(
+        ended
+            .stderr
+            .contains("raises an exception at line 1: bad\\u{001B}[2J\\u{000A}error[forged]: x"),
+        "{}",
+        ended.stderr
+    );
+}
+
+#[test]
+fn a_document_that_holds_the_noncharacters_still_packs_into_a_request() {
+    let dir = tempfile::tempdir().unwrap();
+    chat_files(dir.path());
+    // Special-token text in the document makes packer mark it; the
+    // document holds every noncharacter of U+FDD0..U+FDEF.
+    let marks: String = ('\u{FDD0}'..='\u{FDEF}').collect();
+    let capture = json!({
+        "budget": {"contextTokens": 4000, "reservedOtherInputTokens": 0,
+                   "reservedOutputTokens": 0, "safetyTokens": 0},
+        "documents": [{"id": "a", "url": "https://example.com/a", "format": "text",
+                       "content": format!("{marks} <|end|> text"), "truncated": false}]});
+    write_json(dir.path(), "capture.json", &capture);
+    let ended = pack_with_template(
+        dir.path(),
+        "<|start|>user<|message|>{{ messages[0].content }}<|end|>",
+        &[],
+    );
+    assert_eq!(ended.status, Some(0), "{}", ended.stderr);
+    let summary: Value = serde_json::from_str(&ended.stdout).unwrap();
+    assert_eq!(summary["selectedIds"], json!(["a"]));
 }

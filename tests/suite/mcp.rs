@@ -1368,6 +1368,63 @@ async fn a_chat_template_inside_the_root_renders_the_request() {
 }
 
 #[tokio::test]
+async fn a_hostile_chat_template_is_a_tool_error_and_the_server_serves_on() {
+    let tree = Tree::new("chat-hostile");
+    fs::write(
+        tree.project().join("deep.jinja"),
+        "{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}\
+         {% endfor %}{{ ns.x }}",
+    )
+    .unwrap();
+    fs::write(
+        tree.project().join("huge.jinja"),
+        "{{ messages|tojson(indent=1000000000000) }}",
+    )
+    .unwrap();
+    fs::write(
+        tree.project().join("chat.jinja"),
+        "<|start|>user<|message|>{{ messages[0].content }}<|end|>",
+    )
+    .unwrap();
+    let client = connect(&tree.project(), &["--template-memory", "256"]).await;
+    let documents = json!([{"id": "a", "url": "https://example.com/a", "format": "text",
+                            "truncated": false, "content": "Alpha."}]);
+    let pack = |template: &str| {
+        call(
+            &client,
+            "pack_documents",
+            json!({"documents": documents, "budget": 200, "encoding": "o200k_harmony",
+                   "chatTemplate": template,
+                   "request": {"messages": [{"role": "user", "content": "Docs: {{packer:documents}}"}]}}),
+        )
+    };
+    for (template, said) in [
+        (
+            "deep.jinja",
+            "nested a value deeper than its renderer's stack",
+        ),
+        (
+            "huge.jinja",
+            "asked for more than 256 MiB while it rendered, its limit; it was stopped (raise the \
+             limit with `packer mcp --template-memory`",
+        ),
+    ] {
+        let result = pack(template).await;
+        assert_eq!(result.is_error, Some(true), "{result:?}");
+        let text = texts(&result)[0];
+        assert!(
+            text.starts_with("error[chat-template-limit]: "),
+            "{template}: {text}"
+        );
+        assert!(text.contains(said), "{template}: {text}");
+    }
+    // The server is alive, and an honest template renders.
+    let result = pack("chat.jinja").await;
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
 async fn chat_requests_are_refused_with_codes_that_echo_nothing() {
     let tree = Tree::new("chat-refused");
     let client = connect(&tree.project(), &[]).await;

@@ -1320,6 +1320,7 @@ proptest! {
             .unwrap(),
             template: None,
             now: 0,
+            isolation: None,
         };
         let request = Request { chat: Some(chat), ..request(policy, layout, notes) };
         let outcome = match packer::pack(&fixture, &request) {
@@ -1402,6 +1403,7 @@ proptest! {
             request: ChatRequest::from_bytes(conversation).unwrap(),
             template: Some(template.clone()),
             now: 0,
+            isolation: None,
         };
         let request = Request {
             tokenizer: Some(tokenizer),
@@ -1423,6 +1425,7 @@ proptest! {
             &template,
             Counter::with_tokenizer(tokenizer),
             0,
+            &None,
         )
         .unwrap();
         prop_assert_eq!(&framing.render(&plan.payload_text).unwrap(), rendered);

@@ -168,6 +168,7 @@ fn assemble(
         request,
         template,
         now,
+        isolation: None,
     })
 }
 

@@ -18,9 +18,11 @@
 //! The library (`packer`) reads no file; the command line, the MCP server,
 //! the Python package and the collecting crate open files through this
 //! crate, which also reads tokenizer files for the library to load
-//! ([`load_tokenizer`], [`load_tokenizer_confined`]).
+//! ([`load_tokenizer`], [`load_tokenizer_confined`]) and runs chat
+//! templates in worker processes with limits ([`render`]).
 
 mod chat;
+pub mod render;
 mod tokenizer;
 
 pub use chat::{MAX_CHAT_FILE_BYTES, chat_from_bytes, chat_of, load_chat, now};

@@ -50,6 +50,11 @@ pub struct Settings {
     pub max_input_bytes: u64,
     /// The most documents of a pack_documents call.
     pub max_documents: usize,
+    /// The bounds on a call's chat template, which renders in a worker
+    /// process: this executable run with `worker_argument`.
+    pub template_limits: packer_files::render::TemplateLimits,
+    /// The argument that makes this executable a chat-template worker.
+    pub worker_argument: &'static str,
 }
 
 /// Where a pack's summary goes.
@@ -182,6 +187,9 @@ impl Names for ToolArguments {
             // payload is kept out of it with a lower budget.
             Setting::ReservedOtherInput => "a lower argument 'budget'",
             Setting::PriorityGlob => "a priority glob",
+            // The server's own flags: a client cannot raise them.
+            Setting::TemplateSeconds => "`packer mcp --template-seconds`",
+            Setting::TemplateMemory => "`packer mcp --template-memory`",
             // No tool takes separate budget values or excerpt sizes.
             _ => CommandLine.name(setting),
         }
@@ -209,6 +217,8 @@ struct Server {
     roots: Arc<Roots>,
     summary: SummaryPlace,
     limits: Limits,
+    /// Where a call's chat template renders.
+    renderers: Arc<dyn packer::chat::render::Renderers>,
 }
 
 /// A successful call: the text the model reads and the summary.
@@ -371,6 +381,9 @@ impl Server {
                 packer_files::now(),
             )?
             .map(|chat| chat.chat);
+        }
+        if let Some(chat) = &mut request.chat {
+            chat.isolation = Some(self.renderers.clone());
         }
         Ok(request)
     }
@@ -595,6 +608,11 @@ pub fn run(args: Settings) -> Result<i32, packer::Error> {
             return Ok(EXIT_USAGE);
         }
     };
+    let renderers = packer_files::render::WorkerRenderers::current_exe(
+        &[args.worker_argument],
+        args.template_limits,
+    )
+    .map_err(|error| packer::Error::Output { kind: error.kind() })?;
     let server = Server {
         roots: Arc::new(roots),
         summary: args.summary,
@@ -602,6 +620,7 @@ pub fn run(args: Settings) -> Result<i32, packer::Error> {
             max_input_bytes: args.max_input_bytes,
             max_documents: args.max_documents,
         },
+        renderers: Arc::new(renderers),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -30,6 +30,7 @@
 //! Nothing is read from disk here: the front ends read the files.
 
 mod jinja;
+pub mod render;
 
 use std::sync::Mutex;
 
@@ -50,6 +51,8 @@ const HARMONY_TEMPLATE: &str = include_str!("chat/gpt-oss.jinja");
 /// A conversation with one placeholder for the payload (`--request FILE`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatRequest {
+    /// The request's JSON text, as read.
+    text: String,
     messages: Value,
     tools: Value,
     add_generation_prompt: bool,
@@ -184,6 +187,7 @@ impl ChatRequest {
             }
         };
         Ok(ChatRequest {
+            text: text.to_owned(),
             messages,
             tools,
             add_generation_prompt,
@@ -516,7 +520,9 @@ fn with_template(config: &serde_json::Value) -> serde_json::Value {
 /// A request ready to be rendered and counted with a payload.
 pub struct Framing {
     request: ChatRequest,
-    environment: jinja::Environment,
+    /// The template's text (no marker may occur in it).
+    source: String,
+    renderer: Box<dyn render::Render>,
     counter: Counter,
     /// Every special token's text, searched in the request's strings.
     specials: Option<AhoCorasick>,
@@ -555,6 +561,7 @@ impl Framing {
         template: &ChatTemplate,
         counter: Counter,
         now: i64,
+        isolation: &render::Isolation,
     ) -> Result<Framing, Error> {
         let Some(specials) = counter.special_texts() else {
             return Err(Error::RequestFramingUnknown {
@@ -565,9 +572,24 @@ impl Framing {
             (Some(tool_use), ValueKind::Seq) => tool_use.clone(),
             _ => template.source.clone(),
         };
-        let mut globals = template.specials.clone();
-        globals.extend(request.arguments.iter().cloned());
-        let environment = jinja::Environment::new(source, globals, now)?;
+        let setup = render::RenderSetup {
+            request: request.text.clone(),
+            source: source.clone(),
+            specials: template
+                .specials
+                .iter()
+                .map(|(name, value)| {
+                    let value = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
+                    (name.clone(), value)
+                })
+                .collect(),
+            marks: specials.iter().map(|text| (*text).to_owned()).collect(),
+            now,
+        };
+        let renderer = match isolation {
+            Some(renderers) => renderers.start(setup)?,
+            None => Box::new(render::InProcess::new(&setup)?),
+        };
         let specials = if specials.is_empty() {
             None
         } else {
@@ -593,7 +615,8 @@ impl Framing {
         Ok(Framing {
             request_holds_specials,
             request,
-            environment,
+            source,
+            renderer,
             counter,
             specials,
             failure: Mutex::new(None),
@@ -607,9 +630,10 @@ impl Framing {
         request: ChatRequest,
         counter: Counter,
         now: i64,
+        isolation: &render::Isolation,
     ) -> Result<Framing, Error> {
         if counter.encoding() == Some(Encoding::O200kHarmony) {
-            return Framing::new(request, &ChatTemplate::harmony(), counter, now);
+            return Framing::new(request, &ChatTemplate::harmony(), counter, now, isolation);
         }
         Err(Error::RequestFramingUnknown {
             counted_with: counter.label(),
@@ -624,7 +648,7 @@ impl Framing {
     /// The request rendered with `payload` in its place, and its exact
     /// count.
     pub fn render(&self, payload: &str) -> Result<Rendered, Error> {
-        let plain = self.render_marked(payload, None)?;
+        let plain = self.renderer.render(payload, None)?;
         if !self.strings_hold_specials(payload) {
             let tokens = self.count_text(&plain, &[])?;
             return Ok(Rendered {
@@ -632,9 +656,8 @@ impl Framing {
                 tokens,
             });
         }
-        let search = self.specials.as_ref().expect("searched");
         let marker = self.marker(payload)?;
-        let marked = self.render_marked(payload, Some((search, marker)))?;
+        let marked = self.renderer.render(payload, Some(marker))?;
         let mut literal = Vec::new();
         let mut unmarked = String::with_capacity(plain.len());
         for c in marked.chars() {
@@ -681,8 +704,11 @@ impl Framing {
             })
     }
 
-    /// A noncharacter that appears nowhere in the template, the request or
-    /// the payload.
+    /// A character that appears nowhere in the template, the request or
+    /// the payload: a noncharacter (U+FDD0 to U+FDEF, then the last two of
+    /// each plane), else a character of the supplementary private use
+    /// areas. Only text that holds every one of those 131,134 characters
+    /// leaves none.
     fn marker(&self, payload: &str) -> Result<char, Error> {
         let mut texts = Vec::new();
         collect_strings(&self.request.messages, &mut texts);
@@ -690,57 +716,30 @@ impl Framing {
         for (_, value) in &self.request.arguments {
             collect_strings(value, &mut texts);
         }
-        ('\u{FDD0}'..='\u{FDEF}')
-            .find(|&c| {
-                !payload.contains(c)
-                    && !self.environment.source().contains(c)
-                    && texts.iter().all(|text| !text.contains(c))
-            })
-            .ok_or_else(|| Error::InvalidChatRequest {
-                problem: "holds every character packer could mark special-token text with (U+FDD0 to U+FDEF)".into(),
-            })
-    }
-
-    /// Renders with `payload`; with `marking`, each special token's text in
-    /// the request's strings gets the marker after its first character.
-    fn render_marked(
-        &self,
-        payload: &str,
-        marking: Option<(&AhoCorasick, char)>,
-    ) -> Result<String, Error> {
-        let mark = |text: &str| -> String {
-            let Some((search, marker)) = marking else {
-                return text.to_owned();
-            };
-            let mut out = String::with_capacity(text.len());
-            let mut from = 0;
-            for found in search.find_iter(text) {
-                let first = text[found.start()..]
-                    .chars()
-                    .next()
-                    .expect("a match")
-                    .len_utf8();
-                out.push_str(&text[from..found.start() + first]);
-                out.push(marker);
-                from = found.start() + first;
-            }
-            out.push_str(&text[from..]);
-            out
+        let candidate = |c: &char| {
+            matches!(*c, '\u{FDD0}'..='\u{FDEF}' | '\u{F0000}'..) || (*c as u32) & 0xFFFE == 0xFFFE
         };
-        let messages = self.request.messages_with(payload, &mark);
-        let tools = mark_value(&self.request.tools, &mark);
-        let arguments: Vec<(String, Value)> = self
-            .request
-            .arguments
-            .iter()
-            .map(|(name, value)| (name.clone(), mark_value(value, &mark)))
+        let used: std::collections::HashSet<char> = [payload, self.source.as_str()]
+            .into_iter()
+            .chain(texts.iter().map(String::as_str))
+            .flat_map(str::chars)
+            .filter(candidate)
             .collect();
-        self.environment.render(
-            messages,
-            tools,
-            self.request.add_generation_prompt,
-            &arguments,
-        )
+        let noncharacters = ('\u{FDD0}'..='\u{FDEF}').chain((0..=16u32).flat_map(|plane| {
+            [0xFFFE, 0xFFFF]
+                .into_iter()
+                .filter_map(move |low| char::from_u32(plane << 16 | low))
+        }));
+        let private_use = ('\u{F0000}'..='\u{FFFFD}').chain('\u{100000}'..='\u{10FFFD}');
+        noncharacters
+            .chain(private_use)
+            .find(|c| !used.contains(c))
+            .ok_or_else(|| Error::InvalidChatRequest {
+                problem: "and the documents hold between them every character packer could mark \
+                          special-token text with (the 66 noncharacters and the supplementary \
+                          private use areas)"
+                    .into(),
+            })
     }
 
     /// The exact count of the request holding `payload`, for the
@@ -778,7 +777,7 @@ impl Framing {
         let Some((before, after)) = self.frame() else {
             return Ok(None);
         };
-        let text = self.render_marked(payload, None)?;
+        let text = self.renderer.render(payload, None)?;
         // The payload is where the stand-in was, and nothing else changed.
         let at = before.len();
         let same = text.len() == at + payload.len() + after.len()
@@ -800,7 +799,7 @@ impl Framing {
         self.frame
             .get_or_init(|| {
                 let stand_in = "\u{FDD0}packer:payload\u{FDD1}";
-                let text = self.render_marked(stand_in, None).ok()?;
+                let text = self.renderer.render(stand_in, None).ok()?;
                 let at = text.find(stand_in)?;
                 if text[at + stand_in.len()..].contains(stand_in) {
                     return None;
@@ -934,6 +933,7 @@ mod tests {
             &ChatTemplate::harmony(),
             Counter::new(Encoding::O200kHarmony),
             NOW,
+            &None,
         )
         .unwrap()
     }
@@ -1018,6 +1018,7 @@ mod tests {
             &template,
             Counter::new(Encoding::O200kHarmony),
             NOW,
+            &None,
         )
         .unwrap();
         assert!(framing.render("plain").is_ok());
@@ -1037,6 +1038,7 @@ mod tests {
                 request(r#"{"messages": [{"role": "user", "content": "{{packer:documents}}"}]}"#),
                 Counter::new(encoding),
                 NOW,
+                &None,
             )
             .unwrap_err();
             assert_eq!(error.code(), "request-framing-unknown");
@@ -1050,6 +1052,7 @@ mod tests {
                 &ChatTemplate::harmony(),
                 Counter::new(encoding),
                 NOW,
+                &None,
             )
             .unwrap_err();
             assert_eq!(error.code(), "request-framing-unknown");
@@ -1069,6 +1072,7 @@ mod tests {
                 &template,
                 Counter::new(Encoding::O200kHarmony),
                 NOW,
+                &None,
             )
             .unwrap()
             .render("x")

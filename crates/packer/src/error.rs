@@ -80,6 +80,11 @@ pub enum Setting {
     /// One priority rule's glob, as the subject of a message (`a
     /// --priority glob`).
     PriorityGlob,
+    /// The time a chat template may render for in one pack
+    /// (`--template-seconds`).
+    TemplateSeconds,
+    /// The memory a chat template may render with (`--template-memory`).
+    TemplateMemory,
 }
 
 /// How a front end spells the settings that messages name.
@@ -121,8 +126,31 @@ impl Names for CommandLine {
             Setting::ChatTemplate => "--chat-template",
             Setting::ReservedOtherInput => "--reserved-other-input-tokens",
             Setting::PriorityGlob => "a --priority glob",
+            Setting::TemplateSeconds => "--template-seconds",
+            Setting::TemplateMemory => "--template-memory",
         }
     }
+}
+
+/// Which bound a chat template went past while it rendered (in its worker
+/// process, see `packer::chat::render`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TemplateLimit {
+    /// It rendered for longer than this many seconds in one pack.
+    Time {
+        /// The limit.
+        seconds: u64,
+    },
+    /// It asked for more memory than this many MiB.
+    Memory {
+        /// The limit.
+        mib: u64,
+    },
+    /// It nested a value deeper than its renderer's stack.
+    Stack,
+    /// Its renderer ended otherwise (a signal, or no answer).
+    Ended,
 }
 
 /// Where a chat template was looked for and not found.
@@ -617,6 +645,13 @@ pub enum Error {
         /// What is wrong, naming the template's line (never a message's
         /// text).
         problem: String,
+    },
+    /// The chat template went past a bound on its work while it rendered:
+    /// time, memory or stack.
+    #[error("{}", self.message(&CommandLine))]
+    ChatTemplateLimit {
+        /// Which bound.
+        limit: TemplateLimit,
     },
     /// There is no chat template to render the request with: none given,
     /// and none beside the tokenizer file (or none in the config given).
@@ -1191,6 +1226,7 @@ impl Error {
             Error::UnsupportedTokenizer { .. } => "unsupported-tokenizer",
             Error::TokenizerLimit { .. } => "tokenizer-limit",
             Error::InvalidChatRequest { .. } => "invalid-chat-request",
+            Error::ChatTemplateLimit { .. } => "chat-template-limit",
             Error::InvalidChatTemplate { .. } | Error::ChatTemplateMissing { .. } => {
                 "invalid-chat-template"
             }
@@ -1268,6 +1304,7 @@ impl Error {
             | Error::TokenizerLimit { .. }
             | Error::InvalidChatRequest { .. }
             | Error::InvalidChatTemplate { .. }
+            | Error::ChatTemplateLimit { .. }
             | Error::ChatTemplateMissing { .. }
             | Error::InvalidBudget { .. }
             | Error::ReservationsExceedContext { .. }
@@ -1366,6 +1403,25 @@ impl Error {
             Error::InvalidChatRequest { problem } => {
                 format!("{} {problem}", name(Setting::RequestFileSubject))
             }
+            Error::ChatTemplateLimit { limit } => match limit {
+                TemplateLimit::Time { seconds } => format!(
+                    "the chat template rendered for more than {seconds} s in this pack, its \
+                     limit; it was stopped (a template that loops over large values; raise the \
+                     limit with {} if the template is trusted)",
+                    name(Setting::TemplateSeconds)
+                ),
+                TemplateLimit::Memory { mib } => format!(
+                    "the chat template asked for more than {mib} MiB while it rendered, its \
+                     limit; it was stopped (raise the limit with {} if the template is trusted)",
+                    name(Setting::TemplateMemory)
+                ),
+                TemplateLimit::Stack => "the chat template nested a value deeper than its \
+                     renderer's stack (a value built in a loop); it was stopped"
+                    .into(),
+                TemplateLimit::Ended => "the chat template's renderer ended before it answered \
+                     (a template that exhausts what its process may use); it was stopped"
+                    .into(),
+            },
             Error::ChatTemplateMissing { looked_in } => {
                 let place = match looked_in {
                     ChatTemplatePlace::GivenConfig => {
@@ -1518,6 +1574,8 @@ mod tests {
                 Setting::ChatTemplate => "<chat template>",
                 Setting::ReservedOtherInput => "<reserved other input>",
                 Setting::PriorityGlob => "<a priority glob>",
+                Setting::TemplateSeconds => "<template seconds>",
+                Setting::TemplateMemory => "<template memory>",
             }
         }
     }

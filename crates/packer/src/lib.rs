@@ -73,6 +73,7 @@ pub mod json;
 pub mod output;
 pub mod pack;
 pub mod request;
+pub mod terminal;
 pub mod tokens;
 
 pub use budget::{Budget, PartialBudget};
@@ -101,7 +102,7 @@ pub struct Request {
 }
 
 /// A chat request to count whole (`--request`, SPEC §2.4).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Chat {
     /// The conversation with its placeholder.
     pub request: chat::ChatRequest,
@@ -110,6 +111,18 @@ pub struct Chat {
     pub template: Option<chat::ChatTemplate>,
     /// What `strftime_now` formats: seconds since 1970, UTC.
     pub now: i64,
+    /// Where the template runs: `None` in this process, where nothing
+    /// bounds a hostile template's stack, memory or time; the front ends
+    /// give a worker process with limits (see [`chat::render`]).
+    pub isolation: chat::render::Isolation,
+}
+
+/// Two chats are equal when they render the same request the same way
+/// (wherever they run).
+impl PartialEq for Chat {
+    fn eq(&self, other: &Chat) -> bool {
+        self.request == other.request && self.template == other.template && self.now == other.now
+    }
 }
 
 impl Eq for Chat {}
@@ -118,8 +131,19 @@ impl Chat {
     /// The request ready to render and count with `counter`.
     pub fn framing(&self, counter: Counter) -> Result<chat::Framing, Error> {
         match &self.template {
-            Some(template) => chat::Framing::new(self.request.clone(), template, counter, self.now),
-            None => chat::Framing::harmony_or_refused(self.request.clone(), counter, self.now),
+            Some(template) => chat::Framing::new(
+                self.request.clone(),
+                template,
+                counter,
+                self.now,
+                &self.isolation,
+            ),
+            None => chat::Framing::harmony_or_refused(
+                self.request.clone(),
+                counter,
+                self.now,
+                &self.isolation,
+            ),
         }
     }
 }

@@ -65,11 +65,6 @@ impl Environment {
         })
     }
 
-    /// The template's text.
-    pub(super) fn source(&self) -> &str {
-        &self.source
-    }
-
     /// Renders the template with these variables.
     pub(super) fn render(
         &self,
@@ -108,14 +103,14 @@ fn template_error(error: &minijinja::Error, source: &str) -> Error {
     let problem = if let Some(message) = detail.strip_prefix(RAISED) {
         if !message.is_empty() && source.contains(message) {
             let shown: String = message.chars().take(200).collect();
-            format!("raises an exception{line}: {shown}")
+            format!("raises an exception{line}: {}", shown_safely(&shown))
         } else {
             format!(
                 "raises an exception{line} (its text is not shown: it holds text from the request)"
             )
         }
     } else if error.kind() == ErrorKind::SyntaxError {
-        format!("does not parse{line}: {}", plain_detail(detail))
+        format!("does not parse{line}: {}", plain_detail(detail, source))
     } else {
         format!(
             "fails{line}: {}{}; packer renders templates as transformers does and refuses what \
@@ -124,16 +119,33 @@ fn template_error(error: &minijinja::Error, source: &str) -> Error {
             if detail.is_empty() {
                 String::new()
             } else {
-                format!(" ({})", plain_detail(detail))
+                format!(" ({})", plain_detail(detail, source))
             }
         )
     };
     Error::InvalidChatTemplate { problem }
 }
 
-/// minijinja's detail, cut short: it names template constructs, not data.
-fn plain_detail(detail: &str) -> String {
-    detail.chars().take(160).collect()
+/// minijinja's detail, cut short and safe to print, when all it quotes is
+/// written in the template: a detail can quote a value (a message's text,
+/// a document of the payload), and then it is not shown.
+fn plain_detail(detail: &str, source: &str) -> String {
+    let quoted_from_template = detail
+        .split(['\'', '"', '`'])
+        .skip(1)
+        .step_by(2)
+        .all(|quoted| source.contains(quoted));
+    if !quoted_from_template {
+        return "its details quote a value and are not shown".into();
+    }
+    let cut: String = detail.chars().take(160).collect();
+    shown_safely(&cut)
+}
+
+/// Text from a template, as one line that cannot move a terminal's cursor
+/// or start a line of its own (`error[...]` forged on a new line).
+fn shown_safely(text: &str) -> String {
+    crate::terminal::terminal_safe(text)
 }
 
 fn raise_exception(message: String) -> Result<Value, minijinja::Error> {
