@@ -38,6 +38,11 @@ pub struct McpArgs {
     /// The MiB of memory a call's chat template worker may use
     #[arg(long, value_name = "MIB", default_value_t = packer_files::render::DEFAULT_TEMPLATE_MEMORY_MIB)]
     pub template_memory: u64,
+
+    /// The most calls that pack or count at once; up to 64 more wait, and
+    /// a call beyond those is answered at once with error[busy]
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub max_calls: u64,
 }
 
 /// Where a pack's summary goes.
@@ -68,5 +73,6 @@ pub fn run(args: McpArgs) -> Result<i32, Error> {
             memory_mib: args.template_memory,
         },
         worker_argument: super::RENDER_WORKER,
+        max_calls: args.max_calls as usize,
     })
 }

@@ -170,6 +170,7 @@ impl CollectFlags {
                 TreeOption::None
             },
             confine: Vec::new(),
+            cancel: packer::Cancel::default(),
         };
         // The file fills what no flag gives (its rules before the flags').
         config.fill_collect(&mut options)?;

@@ -1612,3 +1612,18 @@ fn outlines_files_that_do_not_fit_whole_exactly_and_labelled_in_every_envelope()
     }
     assert!(marked > 0);
 }
+
+#[test]
+fn a_cancelled_collection_ends_with_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(dir.path(), &[("a.txt", "alpha\n"), ("b.txt", "beta\n")]);
+    let cancelled = CollectOptions {
+        cancel: packer::Cancel::new(),
+        ..options(&[])
+    };
+    cancelled.cancel.cancel();
+    let error = packer_collect::collect(dir.path(), &cancelled, |_| {}).unwrap_err();
+    assert_eq!(error.code(), "cancelled");
+    let collection = packer_collect::collect(dir.path(), &options(&[]), |_| {}).unwrap();
+    assert_eq!(ids(&collection), ["a.txt", "b.txt"]);
+}

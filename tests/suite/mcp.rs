@@ -916,6 +916,78 @@ impl Raw {
     }
 }
 
+#[test]
+fn three_hundred_calls_at_once_are_each_answered_and_the_server_lives() {
+    let tree = Tree::new("many-calls");
+    for i in 0..200 {
+        fs::write(
+            tree.project().join(format!("src/file{i}.rs")),
+            format!("pub fn f{i}() -> u32 {{ {i} }}\n").repeat(40),
+        )
+        .unwrap();
+    }
+    let root = tree.project().display().to_string();
+    let mut raw = Raw::start(&["--root", &root, "--max-calls", "2"]);
+    let calls = 300;
+    for id in 1..=calls {
+        raw.send(tool_call(id, "pack_directory", r#"{"path": ".", "budget": 3000}"#).as_bytes());
+    }
+    let mut answered = std::collections::BTreeSet::new();
+    let (mut packed, mut busy) = (0, 0);
+    for _ in 0..calls {
+        let answer = raw.answer();
+        assert!(answered.insert(answer["id"].as_i64().unwrap()), "{answer}");
+        if answer["result"]["isError"] == true {
+            let text = tool_error(&answer);
+            assert!(
+                text.starts_with(
+                    "error[busy]: the server is already packing 2 calls with 64 more waiting"
+                ),
+                "{text}"
+            );
+            busy += 1;
+        } else {
+            assert!(
+                answer["result"]["content"][0]["text"].is_string(),
+                "{answer}"
+            );
+            packed += 1;
+        }
+    }
+    assert_eq!(answered.len(), calls as usize);
+    assert!(packed >= 2, "{packed} packed, {busy} busy");
+    // Still serving.
+    assert!(
+        raw.exchange(br#"{"jsonrpc":"2.0","id":5000,"method":"ping"}"#)
+            .is_some()
+    );
+    let stderr = raw.finish();
+    assert_eq!(stderr.matches("error[busy]").count(), busy, "{stderr}");
+}
+
+#[test]
+fn a_cancelled_call_stops_and_the_next_one_is_served() {
+    let tree = Tree::new("cancelled");
+    let root = tree.project().display().to_string();
+    let mut raw = Raw::start(&["--root", &root, "--max-calls", "1"]);
+    raw.send(tool_call(1, "pack_directory", r#"{"path": ".", "budget": 3000}"#).as_bytes());
+    raw.send(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
+    raw.send(tool_call(2, "pack_directory", r#"{"path": ".", "budget": 3000}"#).as_bytes());
+    // The second call is answered; the first is answered before it was
+    // cancelled, or not at all.
+    let mut ids = Vec::new();
+    loop {
+        let answer = raw.answer();
+        ids.push(answer["id"].as_i64().unwrap());
+        if answer["id"] == 2 {
+            assert_eq!(answer["result"]["isError"], false, "{answer}");
+            break;
+        }
+    }
+    assert!(ids.iter().all(|&id| id == 1 || id == 2), "{ids:?}");
+    raw.finish();
+}
+
 /// A tools/call request line.
 fn tool_call(id: i64, name: &str, arguments: &str) -> String {
     format!(

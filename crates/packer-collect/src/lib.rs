@@ -278,6 +278,8 @@ pub struct CollectOptions {
     pub files_from: Option<Vec<String>>,
     /// Add the directory tree of the collected files as a document.
     pub tree: TreeOption,
+    /// Set by another thread to stop the collection early (`cancelled`).
+    pub cancel: packer::Cancel,
     /// When not empty, the directory must really lie inside one of these
     /// (canonical) directories: checked on the opened directory, so a link
     /// swapped in after its path was checked is caught
@@ -301,6 +303,7 @@ impl Default for CollectOptions {
             files_from: None,
             tree: TreeOption::None,
             confine: Vec::new(),
+            cancel: packer::Cancel::default(),
         }
     }
 }
@@ -424,8 +427,10 @@ pub fn collect(
             bytes,
         }
     };
+    options.cancel.check()?;
     let mut total = 0u64;
     for (id, path) in &files {
+        options.cancel.check()?;
         let relative = path.strip_prefix(dir).unwrap_or(path);
         let remaining = options.max_total_bytes - total;
         let read = Read {
@@ -552,6 +557,7 @@ fn walk(
         };
         files.push((id_of(relative), entry.into_path()));
         progress(files.len());
+        options.cancel.check()?;
         if options.files_from.is_none() && files.len() > options.max_files {
             return Err(too_many_files(files.len(), walker, options.max_files));
         }

@@ -55,7 +55,14 @@ pub struct Settings {
     pub template_limits: packer_files::render::TemplateLimits,
     /// The argument that makes this executable a chat-template worker.
     pub worker_argument: &'static str,
+    /// The most calls that pack or count at once; more wait (see
+    /// [`MOST_WAITING`]).
+    pub max_calls: usize,
 }
+
+/// The most calls that wait for one of the `max_calls` places; a call
+/// beyond them is answered at once with `busy`.
+pub const MOST_WAITING: usize = 64;
 
 /// Where a pack's summary goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +84,15 @@ pub(crate) enum ToolError {
     OutsideRoot,
     /// Arguments that do not follow the tool's schema.
     Usage(String),
+    /// Every place is taken and too many calls wait.
+    Busy {
+        /// Calls packing at once, the limit.
+        running: usize,
+        /// Calls waiting, the limit.
+        waiting: usize,
+    },
+    /// The client cancelled the call.
+    Cancelled,
     /// A bug: packing panicked.
     Internal,
 }
@@ -88,6 +104,8 @@ impl ToolError {
             ToolError::Packer(error) => error.code(),
             ToolError::OutsideRoot => "path-outside-root",
             ToolError::Usage(_) => "usage",
+            ToolError::Busy { .. } => "busy",
+            ToolError::Cancelled => "cancelled",
             ToolError::Internal => "internal",
         }
     }
@@ -101,6 +119,11 @@ impl ToolError {
                  (its --root directories); give a path inside one of them"
                 .into(),
             ToolError::Usage(message) => message.clone(),
+            ToolError::Busy { running, waiting } => format!(
+                "the server is already packing {running} calls with {waiting} more waiting, its \
+                 limit (`packer mcp --max-calls`); call again when one has been answered"
+            ),
+            ToolError::Cancelled => "the call was cancelled".into(),
             ToolError::Internal => {
                 "packer failed unexpectedly; please report it with the call's arguments (not the documents)".into()
             }
@@ -214,6 +237,11 @@ impl From<packer::Error> for ToolError {
 /// The server: its roots and settings, shared by every call.
 #[derive(Debug, Clone)]
 struct Server {
+    /// One place per call that may pack at once.
+    places: Arc<tokio::sync::Semaphore>,
+    /// How many calls wait for a place.
+    waiting: Arc<std::sync::atomic::AtomicUsize>,
+    max_calls: usize,
     roots: Arc<Roots>,
     summary: SummaryPlace,
     limits: Limits,
@@ -228,10 +256,15 @@ struct Answer {
 }
 
 impl Server {
-    fn call(&self, name: &str, arguments: &RawArguments) -> Result<Answer, ToolError> {
+    fn call(
+        &self,
+        name: &str,
+        arguments: &RawArguments,
+        cancel: &packer::Cancel,
+    ) -> Result<Answer, ToolError> {
         match name {
-            tools::PACK_DIRECTORY => self.pack_directory(arguments),
-            tools::PACK_DOCUMENTS => self.pack_documents(arguments),
+            tools::PACK_DIRECTORY => self.pack_directory(arguments, cancel),
+            tools::PACK_DOCUMENTS => self.pack_documents(arguments, cancel),
             tools::COUNT_TOKENS => self.count_tokens(arguments),
             _ => Err(ToolError::Usage(format!(
                 "no such tool; the tools are {}, {} and {}",
@@ -242,7 +275,11 @@ impl Server {
         }
     }
 
-    fn pack_directory(&self, arguments: &RawArguments) -> Result<Answer, ToolError> {
+    fn pack_directory(
+        &self,
+        arguments: &RawArguments,
+        cancel: &packer::Cancel,
+    ) -> Result<Answer, ToolError> {
         let args = Arguments::new(arguments, tools::PACK_DIRECTORY_ARGUMENTS)?;
         let path = args
             .string("path")?
@@ -267,7 +304,9 @@ impl Server {
         // Checked again on the opened directory: a link swapped in after
         // `resolve` is caught.
         options.confine = self.roots.paths().to_vec();
-        let request = self.request(&args, names, found.as_ref().map(|found| (&*dir, found)))?;
+        options.cancel = cancel.clone();
+        let mut request = self.request(&args, names, found.as_ref().map(|found| (&*dir, found)))?;
+        request.options.cancel = cancel.clone();
         let window = match args.window()? {
             // The file's `windows = true`: the first window, as the
             // argument would give.
@@ -292,14 +331,19 @@ impl Server {
         })
     }
 
-    fn pack_documents(&self, arguments: &RawArguments) -> Result<Answer, ToolError> {
+    fn pack_documents(
+        &self,
+        arguments: &RawArguments,
+        cancel: &packer::Cancel,
+    ) -> Result<Answer, ToolError> {
         let args = Arguments::new(arguments, tools::PACK_DOCUMENTS_ARGUMENTS)?;
         let (documents, offset) = args
             .raw("documents")
             .ok_or_else(|| ToolError::Usage("the argument 'documents' is missing".into()))?;
         self.check_size(documents)?;
         let names = args.request_names(tools::DOCUMENTS_ENVELOPE)?;
-        let request = self.request(&args, names, None)?;
+        let mut request = self.request(&args, names, None)?;
+        request.options.cancel = cancel.clone();
         // The documents, as the client wrote them, go through the same
         // reader and validation as a fixture file, so every refusal has the
         // command line's code.
@@ -429,6 +473,28 @@ impl Server {
             .into());
         }
         Ok(())
+    }
+
+    /// Waits for a place, unless [`MOST_WAITING`] calls wait already
+    /// (`busy`) or the client cancels the call.
+    async fn wait_for_place(
+        &self,
+        cancelled: impl std::future::Future<Output = ()>,
+    ) -> Result<tokio::sync::OwnedSemaphorePermit, ToolError> {
+        use std::sync::atomic::Ordering;
+        if self.waiting.fetch_add(1, Ordering::SeqCst) >= MOST_WAITING {
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
+            return Err(ToolError::Busy {
+                running: self.max_calls,
+                waiting: MOST_WAITING,
+            });
+        }
+        let place = tokio::select! {
+            place = self.places.clone().acquire_owned() => place.map_err(|_| ToolError::Internal),
+            () = cancelled => Err(ToolError::Cancelled),
+        };
+        self.waiting.fetch_sub(1, Ordering::SeqCst);
+        place
     }
 
     fn result(&self, answer: Result<Answer, ToolError>) -> CallToolResult {
@@ -562,11 +628,33 @@ impl ServerHandler for Server {
                 })?,
             ),
         };
+        // A place among the calls that pack at once, waiting for one if
+        // few enough wait already.
+        let place = match self.places.clone().try_acquire_owned() {
+            Ok(place) => Ok(place),
+            Err(_) => self.wait_for_place(context.ct.cancelled()).await,
+        };
         // Packing is CPU work: run it off the protocol's thread, and turn a
-        // panic into one coded error.
-        let answer = tokio::task::spawn_blocking(move || server.call(&name, &arguments))
-            .await
-            .unwrap_or(Err(ToolError::Internal));
+        // panic into one coded error. A cancelled call stops at the pack's
+        // next check; it keeps its place until then.
+        let answer = match place {
+            Ok(place) => {
+                let cancel = packer::Cancel::new();
+                let cancel_job = cancel.clone();
+                let job = tokio::task::spawn_blocking(move || {
+                    let _place = place;
+                    server.call(&name, &arguments, &cancel_job)
+                });
+                tokio::select! {
+                    joined = job => joined.unwrap_or(Err(ToolError::Internal)),
+                    () = context.ct.cancelled() => {
+                        cancel.cancel();
+                        Err(ToolError::Cancelled)
+                    }
+                }
+            }
+            Err(error) => Err(error),
+        };
         if let Err(error) = &answer {
             eprintln!(
                 "packer mcp: {} failed: error[{}]",
@@ -613,7 +701,11 @@ pub fn run(args: Settings) -> Result<i32, packer::Error> {
         args.template_limits,
     )
     .map_err(|error| packer::Error::Output { kind: error.kind() })?;
+    let max_calls = args.max_calls.max(1);
     let server = Server {
+        places: Arc::new(tokio::sync::Semaphore::new(max_calls)),
+        waiting: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
+        max_calls,
         roots: Arc::new(roots),
         summary: args.summary,
         limits: Limits {

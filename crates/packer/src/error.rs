@@ -646,6 +646,10 @@ pub enum Error {
         /// text).
         problem: String,
     },
+    /// The work was cancelled (an MCP client's `notifications/cancelled`)
+    /// before it ended.
+    #[error("the work was cancelled before it ended")]
+    Cancelled,
     /// The chat template went past a bound on its work while it rendered:
     /// time, memory or stack.
     #[error("{}", self.message(&CommandLine))]
@@ -1227,6 +1231,7 @@ impl Error {
             Error::TokenizerLimit { .. } => "tokenizer-limit",
             Error::InvalidChatRequest { .. } => "invalid-chat-request",
             Error::ChatTemplateLimit { .. } => "chat-template-limit",
+            Error::Cancelled => "cancelled",
             Error::InvalidChatTemplate { .. } | Error::ChatTemplateMissing { .. } => {
                 "invalid-chat-template"
             }
@@ -1324,7 +1329,8 @@ impl Error {
             Error::Output { .. }
             | Error::PayloadOut { .. }
             | Error::CountMismatch { .. }
-            | Error::OutDir { .. } => EXIT_FAILURE,
+            | Error::OutDir { .. }
+            | Error::Cancelled => EXIT_FAILURE,
         }
     }
 

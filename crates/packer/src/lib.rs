@@ -64,6 +64,7 @@
 mod architecture;
 pub mod batch;
 pub mod budget;
+pub mod cancel;
 pub mod chat;
 pub mod envelope;
 pub mod error;
@@ -77,6 +78,7 @@ pub mod terminal;
 pub mod tokens;
 
 pub use budget::{Budget, PartialBudget};
+pub use cancel::Cancel;
 pub use envelope::Envelope;
 pub use error::{Error, Provider};
 pub use fixture::{Document, Fixture, Format, Limits, Source};

@@ -262,6 +262,8 @@ pub struct Options {
     pub windows: bool,
     /// Send outlines of the source files that do not fit whole (SPEC §2.3).
     pub outline: Option<OutlineOptions>,
+    /// Set by another thread to stop the pack early (`cancelled`).
+    pub cancel: crate::Cancel,
 }
 
 impl Default for Options {
@@ -274,6 +276,7 @@ impl Default for Options {
             excerpt: None,
             windows: false,
             outline: None,
+            cancel: crate::Cancel::default(),
         }
     }
 }
@@ -469,7 +472,9 @@ fn plan_counting(
     if !whole && !layout.added_tokens_stay_inside() {
         return plan_counting(documents, counter, available, options, true, frame);
     }
+    options.cancel.check()?;
     let mut selector = Selector::new(&layout, available, content_tokens, whole, frame)?;
+    selector.cancel = options.cancel.clone();
     selector.excerpts = options.excerpt.as_ref().map(|excerpt| Excerpts {
         options: excerpt,
         documents,
@@ -488,6 +493,8 @@ fn plan_counting(
         .policy
         .select()
         .select(&mut selector, &required, &rest);
+    // A cancelled selection has skipped every trial since.
+    options.cancel.check()?;
     if selector.derived_crossed {
         // An excerpt's or outline's entry had an edge an added token could
         // cross.
@@ -580,6 +587,9 @@ pub(crate) struct Selector<'a> {
     order: Vec<usize>,
     skipped: Vec<usize>,
     decisions: Vec<Option<Decision>>,
+    /// Once set, every trial counted whole is taken as not fitting, so
+    /// the selection ends quickly (and the pack is `cancelled`).
+    cancel: crate::Cancel,
 }
 
 impl<'a> Selector<'a> {
@@ -634,6 +644,7 @@ impl<'a> Selector<'a> {
             order: Vec::new(),
             skipped: Vec::new(),
             decisions: vec![None; layout.len()],
+            cancel: crate::Cancel::default(),
         })
     }
 
@@ -865,6 +876,22 @@ mod tests {
         Options {
             policy,
             ..Options::default()
+        }
+    }
+
+    #[test]
+    fn a_cancelled_pack_ends_with_cancelled_under_every_policy() {
+        let documents: Vec<Document> = (0..20).map(|i| document(i, "some words")).collect();
+        for policy in Policy::ALL {
+            let cancel = crate::Cancel::new();
+            cancel.cancel();
+            let options = Options {
+                cancel,
+                ..with_policy(policy)
+            };
+            let failure = run(&documents, 10_000, options).unwrap_err();
+            assert_eq!(failure.error().code(), "cancelled", "{policy:?}");
+            assert!(run(&documents, 10_000, with_policy(policy)).is_ok());
         }
     }
 
@@ -1167,6 +1194,7 @@ mod tests {
                     }),
                     windows: false,
                     outline: None,
+                    cancel: crate::Cancel::default(),
                 };
                 let by_entry = plan_counting(&documents, counter, budget, &options, false, None);
                 let whole = plan_counting(&documents, counter, budget, &options, true, None);

@@ -133,6 +133,7 @@ impl RequestNames {
                 }),
                 windows: self.windows,
                 outline,
+                cancel: crate::Cancel::default(),
             },
             chat: None,
         })

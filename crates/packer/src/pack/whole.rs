@@ -41,6 +41,10 @@ pub(super) fn count<'e>(
     }
 }
 
+/// The count a trial gets once the pack is cancelled: larger than any
+/// budget.
+const NEVER_FITS: usize = usize::MAX / 4;
+
 impl Selector<'_> {
     /// The exact count of the payload as it stands.
     pub(super) fn total(&self) -> usize {
@@ -78,6 +82,9 @@ impl Selector<'_> {
                 None => self.tally.total_with_at(index, at_end),
             };
         }
+        if self.cancel.is_cancelled() {
+            return NEVER_FITS;
+        }
         let mut order = self.order.clone();
         order.insert(position, index);
         count(self.layout, self.frame, &order, |i| match entry {
@@ -97,6 +104,9 @@ impl Selector<'_> {
             let is_last = self.order.last() == Some(&index);
             let new = with.map_or_else(|| self.layout.counts(index), Entry::counts);
             return self.tally.total_replacing(derived.counts(), new, is_last);
+        }
+        if self.cancel.is_cancelled() {
+            return NEVER_FITS;
         }
         count(self.layout, self.frame, &self.order, |i| {
             if i == index {
