@@ -132,11 +132,10 @@ impl CollectFlags {
     fn options(&self, config: Option<&Config>) -> Result<CollectOptions, Error> {
         let empty = Config::default();
         let config = config.unwrap_or(&empty);
-        let max_total_bytes = or_file(
-            self.max_total_bytes,
-            collect::DEFAULT_MAX_TOTAL_BYTES,
-            config.max_total_bytes,
-        );
+        // The file lowers the limits only (see `Config::fill_collect`).
+        let max_total_bytes = self
+            .max_total_bytes
+            .min(config.max_total_bytes.unwrap_or(u64::MAX));
         let files_from = self
             .files_from
             .as_deref()
@@ -149,12 +148,8 @@ impl CollectFlags {
         let mut options = CollectOptions {
             base_url,
             globs: self.globs.clone(),
-            max_file_bytes: or_file(
-                self.max_file_bytes,
-                collect::DEFAULT_MAX_FILE_BYTES,
-                config.max_file_bytes,
-            ),
-            max_files: or_file(self.max_files, collect::DEFAULT_MAX_FILES, config.max_files),
+            max_file_bytes: self.max_file_bytes,
+            max_files: self.max_files,
             max_total_bytes,
             hidden: self.hidden,
             no_ignore: self.no_ignore,
@@ -240,16 +235,6 @@ impl CollectFlags {
             );
         }
         Ok(collection)
-    }
-}
-
-/// A flag with a default value, or the configuration file's value when the
-/// flag has its default.
-pub fn or_file<T: PartialEq>(flag: T, default: T, file: Option<T>) -> T {
-    if flag == default {
-        file.unwrap_or(flag)
-    } else {
-        flag
     }
 }
 

@@ -367,3 +367,60 @@ fn a_document_that_holds_the_noncharacters_still_packs_into_a_request() {
     let summary: Value = serde_json::from_str(&ended.stdout).unwrap();
     assert_eq!(summary["selectedIds"], json!(["a"]));
 }
+
+// Trees.
+
+#[test]
+fn a_trees_packer_toml_lowers_the_collecting_limits_and_never_raises_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("README.md"), "# Tree\nA small tree.\n").unwrap();
+    std::fs::write(dir.path().join("small.txt"), "x".repeat(5_000)).unwrap();
+    // A sparse file of 2 GiB, and a file that asks for it to be read.
+    let big = std::fs::File::create(dir.path().join("big.txt")).unwrap();
+    big.set_len(2 << 30).unwrap();
+    std::fs::write(
+        dir.path().join("packer.toml"),
+        "max-file-bytes = 4000000000\nmax-total-bytes = 8000000000\n",
+    )
+    .unwrap();
+    let ended = bounded(dir.path(), &["pack", "--dir", ".", "--budget", "4000"], b"");
+    assert_eq!(ended.status, Some(0), "{}", ended.stderr);
+    assert!(
+        ended
+            .stderr
+            .contains("skipped big.txt: larger than --max-file-bytes"),
+        "{}",
+        ended.stderr
+    );
+    // Lower than the default, it is honoured.
+    std::fs::write(dir.path().join("packer.toml"), "max-file-bytes = 1000\n").unwrap();
+    let ended = bounded(dir.path(), &["pack", "--dir", ".", "--budget", "4000"], b"");
+    assert_eq!(ended.status, Some(0), "{}", ended.stderr);
+    assert!(
+        ended
+            .stderr
+            .contains("skipped small.txt: larger than --max-file-bytes"),
+        "{}",
+        ended.stderr
+    );
+    // A flag above the default is the user's own, and the file's lower
+    // value still wins over it.
+    let ended = bounded(
+        dir.path(),
+        &[
+            "pack",
+            "--dir",
+            ".",
+            "--budget",
+            "4000",
+            "--max-file-bytes",
+            "10000",
+        ],
+        b"",
+    );
+    assert!(
+        ended.stderr.contains("skipped small.txt"),
+        "{}",
+        ended.stderr
+    );
+}

@@ -83,11 +83,11 @@ pub struct Config {
     pub no_ignore: Option<bool>,
     /// `--base-url`.
     pub base_url: Option<String>,
-    /// `--max-file-bytes`.
+    /// `--max-file-bytes`, lower than the caller's only.
     pub max_file_bytes: Option<u64>,
-    /// `--max-files`.
+    /// `--max-files`, lower than the caller's only.
     pub max_files: Option<usize>,
-    /// `--max-total-bytes`.
+    /// `--max-total-bytes`, lower than the caller's only.
     pub max_total_bytes: Option<u64>,
     /// `--windows` (`--out-dir`, a directory to write, stays a flag).
     pub windows: Option<bool>,
@@ -199,6 +199,18 @@ impl Config {
             .collect();
         priorities.append(&mut options.priorities);
         options.priorities = priorities;
+        // A tree's file may lower the collecting limits, never raise them
+        // above what the caller gave (or the defaults): a hostile tree
+        // cannot make packer read a 2 GB file whole.
+        if let Some(limit) = self.max_file_bytes {
+            options.max_file_bytes = options.max_file_bytes.min(limit);
+        }
+        if let Some(limit) = self.max_files {
+            options.max_files = options.max_files.min(limit);
+        }
+        if let Some(limit) = self.max_total_bytes {
+            options.max_total_bytes = options.max_total_bytes.min(limit);
+        }
         options.git_order |= self.git_order == Some(true);
         options.hidden |= self.hidden == Some(true);
         options.no_ignore |= self.no_ignore == Some(true);
