@@ -424,3 +424,33 @@ fn a_trees_packer_toml_lowers_the_collecting_limits_and_never_raises_them() {
         ended.stderr
     );
 }
+
+#[test]
+fn a_nuget_config_password_is_not_collected() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("README.md"), "# Tree\n").unwrap();
+    std::fs::write(
+        dir.path().join("NuGet.Config"),
+        "<configuration>\n  <packageSourceCredentials>\n    <feed>\n      \
+         <add key=\"Username\" value=\"builder\" />\n      \
+         <add key=\"ClearTextPassword\" value=\"Qm7vT2xK9pL4wZ8r\" />\n    </feed>\n  \
+         </packageSourceCredentials>\n</configuration>\n",
+    )
+    .unwrap();
+    let ended = bounded(
+        dir.path(),
+        &[
+            "pack", "--dir", ".", "--budget", "4000", "--format", "payload",
+        ],
+        b"",
+    );
+    assert_eq!(ended.status, Some(0), "{}", ended.stderr);
+    assert!(!ended.stdout.contains("Qm7vT2xK9pL4wZ8r"));
+    assert!(
+        ended
+            .stderr
+            .contains("skipped NuGet.Config: contains-secret (rule nuget-config-password)"),
+        "{}",
+        ended.stderr
+    );
+}

@@ -868,7 +868,7 @@ fn document(
         return Err(SkipReason::Blank.into());
     }
     if !options.allow_secrets
-        && let Some(rule) = secrets::find(&content)
+        && let Some(rule) = secrets::find_in_file(id, &content)
     {
         return Err(SkipReason::ContainsSecret(rule.id).into());
     }

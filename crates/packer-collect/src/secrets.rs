@@ -80,6 +80,9 @@ pub struct Rule {
     secret_group: usize,
     /// A further test the secret must pass.
     check: Check,
+    /// When not empty, the rule applies only to a file whose relative path
+    /// matches this pattern (gitleaks' `path`).
+    path: &'static str,
 }
 
 /// A test beyond entropy and the allow-lists.
@@ -105,6 +108,7 @@ impl Rule {
         allow: &[],
         secret_group: 0,
         check: Check::None,
+        path: "",
     };
 }
 
@@ -551,6 +555,16 @@ pub static RULES: &[Rule] = &[
         entropy: 2.0,
         keywords: &["npm_"],
         allow: &[],
+        ..Rule::DEFAULT
+    },
+    Rule {
+        id: "nuget-config-password",
+        description: "a password in a NuGet config file (<add key=\"ClearTextPassword\" value=\"…\"/>)",
+        pattern: r#"(?i)<add key=\"(?:(?:ClearText)?Password)\"\s*value=\"(.{8,})\"\s*/>"#,
+        entropy: 1.0,
+        keywords: &["<add key="],
+        allow: &[r"33f!!lloppa", r"hal\+9ooo_da!sY", r"^\%\S.*\%$"],
+        path: r"(?i)(?:^|/)nuget\.config$",
         ..Rule::DEFAULT
     },
     Rule {
@@ -1384,6 +1398,7 @@ pub static RULES: &[Rule] = &[
         allow: URL_PASSWORD_ALLOW,
         secret_group: 3,
         check: Check::UrlPassword,
+        path: "",
     },
 ];
 
@@ -1417,6 +1432,7 @@ const STOP_WORDS: &[&str] = &[
 struct Compiled {
     regex: Regex,
     allow: Option<RegexSet>,
+    path: Option<regex::Regex>,
 }
 
 struct Detector {
@@ -1471,6 +1487,8 @@ static DETECTOR: LazyLock<Detector> = LazyLock::new(|| {
                 RegexSet::new(rule.allow.iter().map(|a| ascii(a)))
                     .expect("secret allow-list compiles")
             }),
+            path: (!rule.path.is_empty())
+                .then(|| regex::Regex::new(rule.path).expect("a rule's path pattern compiles")),
         })
         .collect();
     let global_allow =
@@ -1484,8 +1502,20 @@ static DETECTOR: LazyLock<Detector> = LazyLock::new(|| {
     }
 });
 
-/// The first rule (in [`RULES`] order) that finds a secret in `text`.
+/// The first rule (in [`RULES`] order) that finds a secret in `text`, of
+/// the rules that apply to any file.
 pub fn find(text: &str) -> Option<&'static Rule> {
+    find_in(None, text)
+}
+
+/// The first rule that finds a secret in `text`, the content of the file at
+/// `path` (relative, `/` between components): also the rules tied to a
+/// kind of file (`nuget-config-password` in a `NuGet.Config`).
+pub fn find_in_file(path: &str, text: &str) -> Option<&'static Rule> {
+    find_in(Some(path), text)
+}
+
+fn find_in(path: Option<&str>, text: &str) -> Option<&'static Rule> {
     let detector = &*DETECTOR;
     let text = text.as_bytes();
     let candidates = detector.candidates(text);
@@ -1493,6 +1523,10 @@ pub fn find(text: &str) -> Option<&'static Rule> {
         .iter()
         .enumerate()
         .filter(|&(_, &candidate)| candidate)
+        .filter(|&(index, _)| match &detector.rules[index].path {
+            None => true,
+            Some(pattern) => path.is_some_and(|path| pattern.is_match(path)),
+        })
         .find(|&(index, _)| detector.rule_finds(index, text))
         .map(|(index, _)| &RULES[index])
 }
@@ -2370,6 +2404,18 @@ mod tests {
 
         // Package registries.
         out.push(plain("npm-access-token", format!("npm_{}", f.s(&ld, 36))));
+        // (From a generator of its own, so the other samples stay as they
+        // were.)
+        let password = Fake::new("nuget").s(&an, 16);
+        out.push(within(
+            "nuget-config-password",
+            format!(
+                "<packageSourceCredentials>\n  <feed>\n    <add key=\"Username\" value=\"me\" />\n    \
+                 <add key=\"ClearTextPassword\" value=\"{password}\" />\n  </feed>\n\
+                 </packageSourceCredentials>"
+            ),
+            password,
+        ));
         out.push(plain(
             "pypi-upload-token",
             format!("pypi-AgEIcHlwaS5vcmc{}", f.s(&u64s, 70)),
@@ -2658,9 +2704,14 @@ mod tests {
                 texts.push(format!("token: '{}'\n", sample.text));
                 texts.push(format!("export TOKEN={}\n", sample.text));
             }
+            // A rule tied to a kind of file is tried in such a file.
+            let path = match sample.rule {
+                "nuget-config-password" => "src/NuGet.Config",
+                _ => "src/settings.txt",
+            };
             for text in &texts {
                 assert!(
-                    find(text).is_some(),
+                    find_in_file(path, text).is_some(),
                     "{}: nothing found in {text}",
                     sample.rule
                 );
@@ -2670,6 +2721,11 @@ mod tests {
                     "{}: {found:?} in {text}",
                     sample.rule
                 );
+            }
+            // A token's format has a length; a password of eight characters
+            // or more is still one when cut.
+            if sample.rule == "nuget-config-password" {
+                continue;
             }
             let keep = 12.min(sample.secret.len() / 2);
             let cut = sample.text.replace(&sample.secret, &sample.secret[..keep]);
@@ -2689,6 +2745,27 @@ mod tests {
         secrets.dedup();
         assert_eq!(secrets.len(), samples.len());
         assert!(samples.len() >= 150, "{} samples", samples.len());
+    }
+
+    #[test]
+    fn a_rule_tied_to_a_kind_of_file_finds_only_in_such_files() {
+        let text = "<add key=\"ClearTextPassword\" value=\"Zq7wXk2PmR9tLc4B\" />";
+        for path in ["NuGet.Config", "nuget.config", "deploy/NUGET.CONFIG"] {
+            assert_eq!(
+                find_in_file(path, text).map(|r| r.id),
+                Some("nuget-config-password"),
+                "{path}"
+            );
+        }
+        for path in ["docs/nuget.md", "NuGet.Config.example"] {
+            assert_eq!(find_in_file(path, text).map(|r| r.id), None, "{path}");
+        }
+        assert!(find(text).is_none());
+        // Microsoft's documented examples and environment variables.
+        for value in ["33f!!lloppa", "%NUGET_PASSWORD%"] {
+            let text = format!("<add key=\"ClearTextPassword\" value=\"{value}\" />");
+            assert!(find_in_file("NuGet.Config", &text).is_none(), "{value}");
+        }
     }
 
     #[test]
