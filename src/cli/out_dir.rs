@@ -26,79 +26,90 @@ pub fn file_name(index: usize, envelope: Envelope) -> String {
     format!("window-{index:03}.{extension}")
 }
 
+/// The output directory, opened once.
+pub struct Directory(Opened);
+
 /// Refuses `dir` unless it is an empty directory or does not exist yet
-/// (then it is created). Called before anything is packed.
-pub fn prepare(dir: &Path) -> Result<(), Error> {
-    let refused = |problem| Error::OutDirRefused { problem };
-    match fs::symlink_metadata(dir) {
-        Ok(metadata) if metadata.file_type().is_symlink() => Err(refused("is a symbolic link")),
-        Ok(metadata) if !metadata.is_dir() => Err(refused("is not a directory")),
-        Ok(_) => {
-            let mut entries =
-                fs::read_dir(dir).map_err(|error| Error::OutDir { kind: error.kind() })?;
-            if entries.next().is_some() {
-                return Err(refused("is not empty"));
-            }
-            Ok(())
-        }
-        Err(error) if error.kind() == io::ErrorKind::NotFound => {
-            fs::create_dir(dir).map_err(|error| Error::OutDir { kind: error.kind() })
-        }
-        Err(error) => Err(Error::OutDir { kind: error.kind() }),
-    }
+/// (then it is created), and opens it. Called before anything is packed.
+/// Inside the collected directory `tree`, no symbolic link on the way to
+/// it is followed, then or later (the files are created beneath the
+/// directory opened now).
+pub fn prepare(dir: &Path, tree: Option<&Path>) -> Result<Directory, Error> {
+    Opened::prepare(dir, tree).map(Directory)
 }
 
-/// Writes every window's payload into `dir` (prepared by [`prepare`]).
-pub fn write(dir: &Path, windows: &[Window], envelope: Envelope) -> Result<(), Error> {
+/// Writes every window's payload into `dir` (opened by [`prepare`]).
+pub fn write(dir: &Directory, windows: &[Window], envelope: Envelope) -> Result<(), Error> {
     let failed = |error: io::Error| Error::OutDir { kind: error.kind() };
-    let directory = Directory::open(dir).map_err(failed)?;
     for window in windows {
         let name = file_name(window.index, envelope);
-        let mut file = directory.create_new(&name).map_err(failed)?;
+        let mut file = dir.0.create_new(&name).map_err(failed)?;
         file.write_all(window.payload_text.as_bytes())
             .map_err(failed)?;
     }
     Ok(())
 }
 
-/// The output directory, opened once.
 #[cfg(unix)]
-struct Directory(rustix::fd::OwnedFd);
+struct Opened(rustix::fd::OwnedFd);
 
 #[cfg(unix)]
-impl Directory {
-    fn open(dir: &Path) -> io::Result<Directory> {
-        use rustix::fs::{Mode, OFlags};
-        let fd = rustix::fs::open(
-            dir,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::empty(),
-        )?;
-        Ok(Directory(fd))
+impl Opened {
+    fn prepare(dir: &Path, tree: Option<&Path>) -> Result<Opened, Error> {
+        use packer_files::write::{EmptyDir, Guard, Refused, empty_dir};
+        let refused = |problem| Error::OutDirRefused { problem };
+        let guard = Guard {
+            trees: tree
+                .and_then(|tree| packer_files::FileId::of_path(tree).ok())
+                .into_iter()
+                .collect(),
+            ..Guard::default()
+        };
+        match empty_dir(dir, &guard) {
+            Ok(fd) => Ok(Opened(fd)),
+            Err(EmptyDir::Link | EmptyDir::Refused(Refused::Link)) => Err(refused(
+                "is a symbolic link, or is reached through one in the collected directory",
+            )),
+            Err(EmptyDir::NotADirectory) => Err(refused("is not a directory")),
+            Err(EmptyDir::NotEmpty) => Err(refused("is not empty")),
+            Err(EmptyDir::Refused(Refused::Io(error))) => Err(Error::OutDir { kind: error.kind() }),
+            Err(EmptyDir::Refused(Refused::Protected)) => Err(refused("is not a directory")),
+        }
     }
 
     /// Creates `name` in the directory; fails if anything of that name
     /// exists (a symbolic link included).
     fn create_new(&self, name: &str) -> io::Result<fs::File> {
-        use rustix::fs::{Mode, OFlags};
-        let fd = rustix::fs::openat(
-            &self.0,
-            name,
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o644),
-        )?;
-        Ok(fs::File::from(fd))
+        packer_files::write::create_new(&self.0, name)
     }
 }
 
 /// The output directory, by its path.
 #[cfg(not(unix))]
-struct Directory(std::path::PathBuf);
+struct Opened(std::path::PathBuf);
 
 #[cfg(not(unix))]
-impl Directory {
-    fn open(dir: &Path) -> io::Result<Directory> {
-        Ok(Directory(dir.to_path_buf()))
+impl Opened {
+    fn prepare(dir: &Path, _tree: Option<&Path>) -> Result<Opened, Error> {
+        let refused = |problem| Error::OutDirRefused { problem };
+        match fs::symlink_metadata(dir) {
+            Ok(metadata) if metadata.file_type().is_symlink() => {
+                return Err(refused("is a symbolic link"));
+            }
+            Ok(metadata) if !metadata.is_dir() => return Err(refused("is not a directory")),
+            Ok(_) => {
+                let mut entries =
+                    fs::read_dir(dir).map_err(|error| Error::OutDir { kind: error.kind() })?;
+                if entries.next().is_some() {
+                    return Err(refused("is not empty"));
+                }
+            }
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                fs::create_dir(dir).map_err(|error| Error::OutDir { kind: error.kind() })?;
+            }
+            Err(error) => return Err(Error::OutDir { kind: error.kind() }),
+        }
+        Ok(Opened(dir.to_path_buf()))
     }
 
     fn create_new(&self, name: &str) -> io::Result<fs::File> {

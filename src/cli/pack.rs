@@ -312,9 +312,10 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
         return Ok(code);
     }
     // Refused (or created) before anything is read or walked.
-    if let Some(dir) = args.out_dir.as_deref().filter(|_| names.windows) {
-        out_dir::prepare(dir)?;
-    }
+    let out_dir = match args.out_dir.as_deref().filter(|_| names.windows) {
+        Some(dir) => Some(out_dir::prepare(dir, args.dir.as_deref())?),
+        None => None,
+    };
     // Every file this run reads, so that --payload-out replaces none of
     // them; those named on the command line are refused before anything
     // is read.
@@ -364,7 +365,7 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
                 .collect
                 .collect(dir, found.as_ref().map(|f| &f.config))?;
             let fixture = packer_collect::fixture(&collection)?;
-            return pack_windows(args, format, &fixture, &request);
+            return pack_windows(format, &fixture, &request, out_dir.as_ref());
         }
         Some(dir) => {
             let collection = args
@@ -378,7 +379,7 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
                 .input
                 .load()
                 .inspect_err(|error| first_mistake_hint(args, error))?;
-            return pack_windows(args, format, &fixture, &request);
+            return pack_windows(format, &fixture, &request, out_dir.as_ref());
         }
         None => {
             let fixture = args
@@ -447,10 +448,10 @@ fn windows_usage(windows: bool, args: &PackArgs) -> Option<i32> {
 /// `--windows`: packs `fixture` into windows, writes `--out-dir` and prints
 /// the windows in `format`.
 fn pack_windows(
-    args: &PackArgs,
     format: Format,
     fixture: &packer::Fixture,
     request: &packer::Request,
+    out_dir: Option<&out_dir::Directory>,
 ) -> Result<i32, Error> {
     let outcome = match packer::pack_windows(fixture, request) {
         Ok(outcome) => outcome,
@@ -471,7 +472,7 @@ fn pack_windows(
             return Err(failure.into_error());
         }
     };
-    if let Some(dir) = &args.out_dir {
+    if let Some(dir) = out_dir {
         out_dir::write(dir, &outcome.windows.windows, outcome.envelope)?;
     }
     let width = if format == Format::Report {

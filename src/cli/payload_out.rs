@@ -15,7 +15,9 @@
 //! - A FIFO, a terminal or another device is written in place, opened
 //!   without blocking: a FIFO that no process reads is an error, not a hang.
 
-use std::io::{self, Write};
+use std::io;
+#[cfg(not(unix))]
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use packer::Error;
@@ -31,7 +33,16 @@ pub struct ReadFiles {
     directories: Vec<PathBuf>,
     /// The collected directories (real paths).
     collected: Vec<PathBuf>,
+    /// The same directories, by identity, for the write itself.
+    guard: Guard,
 }
+
+/// The directories a write is guarded against, by identity.
+#[cfg(unix)]
+type Guard = packer_files::write::Guard;
+
+#[cfg(not(unix))]
+type Guard = ();
 
 impl ReadFiles {
     /// Adds the file `path` names, when it exists; `-` is standard input,
@@ -58,6 +69,10 @@ impl ReadFiles {
         if let Ok(real) = directory.canonicalize() {
             self.directories.push(real);
         }
+        #[cfg(unix)]
+        if let Ok(id) = FileId::of_path(directory) {
+            self.guard.closed.push(id);
+        }
     }
 
     /// Refuses, in the collected `directory`, the files that Git or packer
@@ -66,6 +81,11 @@ impl ReadFiles {
     pub fn protect_collected(&mut self, directory: &Path) {
         if let Ok(real) = directory.canonicalize() {
             self.collected.push(real);
+        }
+        #[cfg(unix)]
+        if let Ok(id) = FileId::of_path(directory) {
+            self.guard.trees.push(id);
+            self.guard.tree_names = RULE_FILES.iter().map(Into::into).collect();
         }
     }
 
@@ -115,7 +135,24 @@ fn real_parent(out: &Path) -> Option<PathBuf> {
 }
 
 /// Writes `bytes` to `out` (see the module documentation), after checking
+/// that it is none of the files in `read`. The checks are made again by the
+/// write itself, on the directory descriptors it writes through (see
+/// `packer_files::write`), so a tree that changes in the meantime cannot
+/// redirect it.
+#[cfg(unix)]
+pub fn write(out: &Path, bytes: &[u8], read: &ReadFiles) -> Result<(), Error> {
+    use packer_files::write::{Refused, write_file};
+    read.refuse(out)?;
+    write_file(out, bytes, &read.guard, &read.ids).map_err(|refused| match refused {
+        Refused::Link => Error::PayloadOutIsLink,
+        Refused::Protected => Error::PayloadOutIsInput,
+        Refused::Io(error) => Error::PayloadOut { kind: error.kind() },
+    })
+}
+
+/// Writes `bytes` to `out` (see the module documentation), after checking
 /// that it is none of the files in `read`.
+#[cfg(not(unix))]
 pub fn write(out: &Path, bytes: &[u8], read: &ReadFiles) -> Result<(), Error> {
     read.refuse(out)?;
     let failed = |error: io::Error| Error::PayloadOut { kind: error.kind() };
@@ -135,6 +172,7 @@ pub fn write(out: &Path, bytes: &[u8], read: &ReadFiles) -> Result<(), Error> {
 }
 
 /// A temporary file in `target`'s directory, renamed over `target`.
+#[cfg(not(unix))]
 fn write_atomically(
     target: &Path,
     bytes: &[u8],
@@ -158,43 +196,9 @@ fn write_atomically(
     Ok(())
 }
 
-/// What a newly created file would get: read and write for everyone, less
-/// the process's umask (the temporary file starts private).
-#[cfg(unix)]
-fn new_file_permissions(_file: &std::fs::File) -> io::Result<std::fs::Permissions> {
-    use std::os::unix::fs::PermissionsExt;
-    let mask = rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o022));
-    rustix::process::umask(mask);
-    Ok(std::fs::Permissions::from_mode(0o666 & !mask.bits()))
-}
-
 #[cfg(not(unix))]
 fn new_file_permissions(file: &std::fs::File) -> io::Result<std::fs::Permissions> {
     Ok(file.metadata()?.permissions())
-}
-
-/// A FIFO, a terminal or a device: opened for writing without blocking (a
-/// FIFO nobody reads fails at once), then written with blocking writes.
-#[cfg(unix)]
-fn write_in_place(out: &Path, bytes: &[u8]) -> io::Result<()> {
-    use rustix::fs::{Mode, OFlags};
-    let fd = rustix::fs::open(
-        out,
-        OFlags::WRONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
-        Mode::empty(),
-    )
-    .map_err(|error| {
-        if error == rustix::io::Errno::NXIO {
-            io::Error::new(io::ErrorKind::BrokenPipe, "no process reads the FIFO")
-        } else {
-            error.into()
-        }
-    })?;
-    let flags = rustix::fs::fcntl_getfl(&fd)?;
-    rustix::fs::fcntl_setfl(&fd, flags - OFlags::NONBLOCK)?;
-    let mut file = std::fs::File::from(fd);
-    file.write_all(bytes)?;
-    file.flush()
 }
 
 #[cfg(not(unix))]

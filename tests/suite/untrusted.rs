@@ -1299,6 +1299,79 @@ fn payload_out_never_follows_a_link_planted_in_the_tree() {
     );
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn payload_out_and_out_dir_are_never_redirected_by_a_directory_swapped_for_a_link() {
+    let base = tempfile::tempdir().unwrap();
+    let dir = base.path();
+    write(&dir.join("tree/README.md"), "# readme\n");
+    write(&dir.join("tree/sub/keep.txt"), "in the tree\n");
+    fs::create_dir_all(dir.join("outside")).unwrap();
+    std::os::unix::fs::symlink(dir.join("outside"), dir.join("tree/swap")).unwrap();
+    // A process in the tree swaps `sub` and the link to outside, in a loop.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapping = {
+        let (a, b, stop) = (dir.join("tree/sub"), dir.join("tree/swap"), stop.clone());
+        std::thread::spawn(move || swapper(a, b, stop))
+    };
+    let runs = 150;
+    let mut written = 0;
+    for run in 0..runs {
+        let out_dir = format!("tree/sub/windows-{run}");
+        let out = format!("tree/sub/out-{run}.md");
+        let (args, what): (Vec<&str>, &str) = if run % 3 == 2 {
+            (
+                vec![
+                    "pack",
+                    "--dir",
+                    "tree",
+                    "--budget",
+                    "2000",
+                    "--windows",
+                    "--out-dir",
+                    &out_dir,
+                ],
+                "out-dir",
+            )
+        } else {
+            (
+                vec![
+                    "pack",
+                    "--dir",
+                    "tree",
+                    "--budget",
+                    "2000",
+                    "--payload-out",
+                    &out,
+                ],
+                "payload-out",
+            )
+        };
+        let ran = packer_in(dir, &args);
+        match ran.status {
+            0 => written += 1,
+            // Refused: the link was on the way when packer looked, or the
+            // directory was away.
+            _ => assert!(
+                ran.stderr.contains("error[payload-out-is-link]")
+                    || ran.stderr.contains("error[out-dir-refused]")
+                    || ran.stderr.contains("error[payload-out-failed]")
+                    || ran.stderr.contains("error[out-dir-failed]"),
+                "{what}: {}",
+                ran.stderr
+            ),
+        }
+        assert_eq!(
+            fs::read_dir(dir.join("outside")).unwrap().count(),
+            0,
+            "run {run} ({what}) wrote outside the tree"
+        );
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    swapping.join().unwrap();
+    assert!(written > 0, "no run wrote (all {runs} refused)");
+}
+
 #[test]
 fn a_git_program_in_the_tree_never_runs_even_with_a_relative_path_entry() {
     let base = tempfile::tempdir().unwrap();

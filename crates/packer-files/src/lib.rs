@@ -24,6 +24,7 @@
 mod chat;
 pub mod render;
 mod tokenizer;
+pub mod write;
 
 pub use chat::{MAX_CHAT_FILE_BYTES, chat_from_bytes, chat_of, load_chat, now};
 pub use tokenizer::{MAX_TOKENIZER_BYTES, load_tokenizer, load_tokenizer_confined};
@@ -50,11 +51,18 @@ impl FileId {
     /// The id of an open descriptor (standard input, say).
     #[cfg(unix)]
     pub fn of_fd(fd: impl std::os::fd::AsFd) -> io::Result<FileId> {
-        let stat = rustix::fs::fstat(fd)?;
-        Ok(FileId {
+        Ok(FileId::from_stat(&rustix::fs::fstat(fd)?))
+    }
+
+    /// The id of what a `stat` describes.
+    #[cfg(unix)]
+    // The fields are not `u64` on every platform.
+    #[allow(clippy::unnecessary_cast)]
+    pub fn from_stat(stat: &rustix::fs::Stat) -> FileId {
+        FileId {
             device: stat.st_dev as u64,
             inode: stat.st_ino as u64,
-        })
+        }
     }
 
     /// The id of the file `path` names, following symbolic links.
