@@ -49,6 +49,7 @@ fuzz_target!(|data: &[u8]| {
                         }),
                         windows: false,
                         outline: (data.len() % 5 == 0).then(OutlineOptions::default),
+                        ..Options::default()
                     },
                     ..base.clone()
                 };
