@@ -405,6 +405,18 @@ pub fn usage_error(error: &clap::Error) -> i32 {
 /// so that no help, completion or man page lists it.
 pub const RENDER_WORKER: &str = "__render-worker";
 
+/// Parses the command line, noting which flags with a default value were
+/// given (see [`pack::Given`]).
+pub fn parse() -> Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Cli::command().try_get_matches()?;
+    let mut cli = Cli::from_arg_matches(&matches)?;
+    if let (Command::Pack(args), Some(("pack", pack))) = (&mut cli.command, matches.subcommand()) {
+        args.given = pack::Given::of(pack);
+    }
+    Ok(cli)
+}
+
 /// Runs a parsed command and returns its exit status.
 pub fn run(cli: Cli) -> Result<i32, Error> {
     match cli.command {

@@ -3,7 +3,6 @@
 
 mod cli;
 
-use clap::Parser;
 use packer::error::EXIT_FAILURE;
 use packer::output::ErrorList;
 
@@ -15,7 +14,7 @@ fn main() {
         let status = packer_files::render::serve(std::io::stdin().lock(), std::io::stdout().lock());
         std::process::exit(status);
     }
-    let cli = match cli::Cli::try_parse() {
+    let cli = match cli::parse() {
         Ok(cli) => cli,
         Err(error) => std::process::exit(cli::usage_error(&error)),
     };

@@ -345,70 +345,57 @@ fn pack(
             safety_tokens,
         )?
     };
-    let mut request = names.build().map_err(|error| packer_error(py, error))?;
+    // Checked here, before the fixture is read, as the command line does.
+    names.build().map_err(|error| packer_error(py, error))?;
     let limits = Limits {
         max_input_bytes: max_input_bytes.unwrap_or(DEFAULT_MAX_INPUT_BYTES),
         max_documents: max_documents.unwrap_or(DEFAULT_MAX_DOCUMENTS),
     };
     let bytes = fixture_bytes(py, fixture)?;
-    let workers = template_workers(py, template_seconds, template_memory)?;
+    let job = packer_job::Job {
+        names,
+        tokenizer,
+        chat: match chat_request {
+            Some(request) => packer_job::ChatSource::Inline {
+                request,
+                template: chat_template,
+            },
+            None => packer_job::ChatSource::None,
+        },
+        renderers: Some(template_workers(py, template_seconds, template_memory)?),
+        ..packer_job::Job::default()
+    };
     let packed = py.detach(move || -> Result<String, Failure> {
-        if let Some(path) = &tokenizer {
-            request.tokenizer = Some(
-                packer_files::load_tokenizer(path).map_err(|error| Failure::new(&error, None))?,
-            );
-        }
-        if let Some(bytes) = &chat_request {
-            request.chat = Some(
-                packer_files::chat_of(
-                    bytes,
-                    chat_template.as_deref(),
-                    tokenizer.as_deref(),
-                    None,
-                    packer_files::now(),
-                )
-                .map_err(|error| Failure::new(&error, None))?,
-            );
-        }
-        if let Some(chat) = &mut request.chat {
-            chat.isolation = Some(workers);
-        }
+        let prepared =
+            packer_job::prepare(&job, None).map_err(|error| Failure::new(&error, None))?;
         let fixture =
             Fixture::from_bytes(&bytes, &limits).map_err(|error| Failure::new(&error, None))?;
-        packed_json(&fixture, &request, payload)
+        packed_json(prepared.pack_fixture(fixture), payload)
     });
     let text = packed.map_err(|failure| failure.into_py(py))?;
     Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
 }
 
-/// `fixture` packed (into windows with `windows`) as `packer pack --format
-/// json` prints it, or the failure with, when something does not fit, the
-/// object it prints then.
-fn packed_json(fixture: &Fixture, request: &Request, payload: bool) -> Result<String, Failure> {
-    if request.options.windows {
-        let outcome =
-            packer::pack_windows(fixture, request).map_err(|f| refused(fixture, request, f))?;
-        let summary = WindowsSummary::new(fixture, &outcome, payload);
-        return Ok(serde_json::to_string(&summary).expect("the output always serializes"));
-    }
-    summary_json(fixture, request, packer::pack(fixture, request), payload)
-}
-
-/// A single pack of `fixture` as `packer pack --format json` prints it.
-fn summary_json(
-    fixture: &Fixture,
-    request: &Request,
-    packed: Result<packer::Outcome, packer::Failure>,
-    payload: bool,
-) -> Result<String, Failure> {
-    let outcome = packed.map_err(|failure| refused(fixture, request, failure))?;
-    let summary = Summary::new(fixture, &outcome, payload);
-    Ok(serde_json::to_string(&summary).expect("the output always serializes"))
+/// A pack as `packer pack --format json` prints it (`--format summary`
+/// without `payload`), or the failure with, when something does not fit,
+/// the object it prints then.
+fn packed_json(packed: packer_job::Packed, payload: bool) -> Result<String, Failure> {
+    let fixture = &packed.fixture;
+    let text = match &packed.result {
+        Ok(packer_job::Packing::One(outcome)) => {
+            serde_json::to_string(&Summary::new(fixture, outcome, payload))
+        }
+        Ok(packer_job::Packing::Windows(outcome)) => {
+            serde_json::to_string(&WindowsSummary::new(fixture, outcome, payload))
+        }
+        Err(failure) => return Err(refused(fixture, &packed.request, failure)),
+    };
+    Ok(text.expect("the output always serializes"))
 }
 
 /// A pack's failure with, when something does not fit, the object
 /// `packer pack --format json` prints then.
-fn refused(fixture: &Fixture, request: &Request, failure: packer::Failure) -> Failure {
+fn refused(fixture: &Fixture, request: &Request, failure: &packer::Failure) -> Failure {
     let refusal = failure.does_not_fit().and_then(|does_not_fit| {
         packer::settings(fixture, request).ok().map(|settings| {
             let refusal = Refusal::new(fixture, &settings, &request.options, does_not_fit);
@@ -494,7 +481,7 @@ fn pack_directory(
             "config and no_config=True do not go together".into(),
         ));
     }
-    let mut names = RequestNames {
+    let names = RequestNames {
         encoding: encoding.map(str::to_owned),
         model: model.map(str::to_owned),
         tokenizer: tokenizer.is_some(),
@@ -546,7 +533,7 @@ fn pack_directory(
         .map(|url| packer_collect::base_url(&url))
         .transpose()
         .map_err(|_| packer_error(py, Error::InvalidBaseUrl))?;
-    let mut options = packer_collect::CollectOptions {
+    let collect = packer_collect::CollectOptions {
         base_url,
         globs: globs.unwrap_or_default(),
         hidden,
@@ -557,66 +544,36 @@ fn pack_directory(
         tree,
         ..packer_collect::CollectOptions::default()
     };
-    let workers = template_workers(py, template_seconds, template_memory)?;
+    let job = packer_job::Job {
+        names,
+        collect,
+        tokenizer,
+        config: match config {
+            Some(file) => packer_job::ConfigChoice::File(file),
+            None if no_config => packer_job::ConfigChoice::Ignore,
+            None => packer_job::ConfigChoice::Find,
+        },
+        renderers: Some(template_workers(py, template_seconds, template_memory)?),
+        ..packer_job::Job::default()
+    };
     let packed = py.detach(move || -> Result<String, Failure> {
-        let fail = |error: Error| Failure::new(&error, None);
-        let found = match &config {
-            Some(file) => Some(packer_collect::config::load(file).map_err(fail)?),
-            None if no_config => None,
-            None => packer_collect::config::find(&path).map_err(fail)?,
-        };
-        if let Some(found) = &found {
-            found.config.fill_names(&mut names);
-            found.config.fill_collect(&mut options).map_err(fail)?;
-        }
-        if names.budget.is_none() && names.context_tokens.is_none() {
-            return Err(Failure::usage(
+        let prepared = packer_job::prepare(&job, Some(&path)).map_err(|error| match error {
+            Error::InvalidBudget {
+                problem: packer::error::BudgetProblem::MissingForDirectory,
+                ..
+            } => Failure::usage(
                 "pack_directory needs a budget: give budget=N (the payload may use N tokens), \
                  or context_tokens=N with the reservations you need, or budget = N in the \
                  directory's packer.toml"
                     .into(),
-            ));
-        }
-        if names.budget.is_none() {
-            // A directory has no budget of its own: the reservations not
-            // given are 0.
-            for value in [
-                &mut names.reserved_other_input_tokens,
-                &mut names.reserved_output_tokens,
-                &mut names.safety_tokens,
-            ] {
-                value.get_or_insert(0);
-            }
-        }
-        let mut request = names.build().map_err(fail)?;
-        if let Some(file) = &tokenizer {
-            request.tokenizer = Some(packer_files::load_tokenizer(file).map_err(fail)?);
-        }
-        // The chat request the configuration names, read beneath the
-        // directory as `pack --dir` reads it.
-        if let Some(found) = &found {
-            request.chat = packer_collect::config::chat(
-                &path,
-                &found.config,
-                &found.name,
-                tokenizer.as_deref(),
-                None,
-                packer_files::now(),
-            )
-            .map_err(fail)?
-            .map(|chat| chat.chat);
-        }
-        if let Some(chat) = &mut request.chat {
-            chat.isolation = Some(workers);
-        }
-        let collection = packer_collect::collect(&path, &options, |_| {}).map_err(fail)?;
-        if request.options.windows {
-            let fixture = packer_collect::fixture(&collection).map_err(fail)?;
-            return packed_json(&fixture, &request, payload);
-        }
+            ),
+            error => Failure::new(&error, None),
+        })?;
         // As `pack --dir` packs it (a marked tree with outlines).
-        let (fixture, packed) = packer_collect::pack(&collection, &request).map_err(fail)?;
-        summary_json(&fixture, &request, packed, payload)
+        let packed = prepared
+            .pack_directory(|_| {})
+            .map_err(|error| Failure::new(&error, None))?;
+        packed_json(packed, payload)
     });
     let text = packed.map_err(|failure| failure.into_py(py))?;
     Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())

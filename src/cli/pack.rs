@@ -5,11 +5,10 @@ use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
 
 use clap::{ArgGroup, Args, ValueEnum};
-use packer::envelope::{DEFAULT_NOTE_OMISSIONS_MAX, Envelope};
+use packer::envelope::Envelope;
 use packer::error::EXIT_OK;
 use packer::output::{self, Format};
 use packer::{Error, Policy, RequestNames};
-use packer_collect::config::Config;
 
 use super::{
     Cli, InputArgs, SettingsArgs, envelope_names, out_dir, payload_out, policy_names, query, repo,
@@ -111,6 +110,33 @@ pub struct PackArgs {
     // Keep last: the heading applies to every flag after it.
     #[command(flatten, next_help_heading = "Collecting (with --dir)")]
     pub collect: repo::CollectFlags,
+
+    /// Which flags that have a default were given on the command line
+    /// (filled from the parse; a given flag wins over packer.toml even at
+    /// its default value).
+    #[arg(skip)]
+    pub given: Given,
+}
+
+/// The flags with a default value that the command line gave.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Given {
+    note_omissions_max: bool,
+    excerpt_context: bool,
+    excerpt_max_chars: bool,
+}
+
+impl Given {
+    /// What `matches` (the `pack` subcommand's) says was given.
+    pub fn of(matches: &clap::ArgMatches) -> Given {
+        let given =
+            |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+        Given {
+            note_omissions_max: given("note_omissions_max"),
+            excerpt_context: given("excerpt_context"),
+            excerpt_max_chars: given("excerpt_max_chars"),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -201,45 +227,12 @@ pub fn run(args: PackArgs) -> Result<i32, Error> {
 }
 
 fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
-    // A directory's packer.toml fills what no flag gives.
-    let found = match &args.dir {
-        Some(dir) => args.collect.config(dir)?,
-        None => None,
-    };
-    let empty = Config::default();
-    let file = found.as_ref().map_or(&empty, |found| &found.config);
-    // The flags, each `None` where it has its default; then the file
-    // fills what no flag gives.
-    let given = |value: usize, default: usize| (value != default).then_some(value);
-    let mut names = RequestNames {
-        policy: args.policy.map(|policy| policy.name().to_owned()),
-        envelope: args.envelope.map(|envelope| envelope.name().to_owned()),
-        default_envelope: if args.dir.is_some() {
-            Envelope::Markdown
-        } else {
-            Envelope::Json
-        },
-        note_omissions: args.note_omissions,
-        note_omissions_max: given(args.note_omissions_max, DEFAULT_NOTE_OMISSIONS_MAX),
-        excerpt_query: args.excerpt_query.clone(),
-        excerpt_context: given(args.excerpt_context, packer::focus::DEFAULT_CONTEXT),
-        excerpt_max_chars: given(args.excerpt_max_chars, packer::focus::DEFAULT_MAX_CHARS),
-        windows: args.windows,
-        outline: args.outline,
-        outline_share: args.outline_share,
-        ..args.settings.names()
-    };
-    file.fill_names(&mut names);
-    if !names.note_omissions {
-        names.note_omissions_max = None;
-    }
-    if names.excerpt_query.is_none() {
-        names.excerpt_context = None;
-        names.excerpt_max_chars = None;
-    }
-    let settings = &args.settings;
-    let file_request = args.request.is_none() && file.request.is_some();
-    if args.format == FormatArg::Request && args.request.is_none() && !file_request {
+    let job = job(args)?;
+    // packer.toml, the request, the tokenizer file and the chat request;
+    // the directory is not walked yet.
+    let prepared = packer_job::prepare(&job, args.dir.as_deref())?;
+    let request = prepared.request();
+    if args.format == FormatArg::Request && request.chat.is_none() {
         use clap::CommandFactory;
         let error = Cli::command().error(
             clap::error::ErrorKind::MissingRequiredArgument,
@@ -247,72 +240,15 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
         );
         return Ok(usage_error(&error));
     }
-    let mut request = settings.request(&names)?;
-    // The files a packer.toml's request was read from.
-    let mut chat_files = Vec::new();
-    if let Some(path) = &args.request {
-        request.chat = Some(packer_files::load_chat(
-            path,
-            args.chat_template.as_deref(),
-            settings.tokenizer.as_deref(),
-            packer_files::now(),
-        )?);
-    } else if let (Some(dir), Some(found)) = (&args.dir, &found) {
-        // The file's request and template, read inside the directory;
-        // --request (and with it --chat-template) wins over both.
-        if let Some(chat) = packer_collect::config::chat(
-            dir,
-            &found.config,
-            &found.name,
-            settings.tokenizer.as_deref(),
-            None,
-            packer_files::now(),
-        )? {
-            request.chat = Some(chat.chat);
-            chat_files = chat.read;
-        }
-    }
-    // The template runs in a worker process, this binary again.
-    if let Some(chat) = &mut request.chat {
-        let limits = packer_files::render::TemplateLimits {
-            seconds: args.template_seconds,
-            memory_mib: args.template_memory,
-        };
-        let workers =
-            packer_files::render::WorkerRenderers::current_exe(&[super::RENDER_WORKER], limits)
-                .map_err(|error| Error::ReadFailed {
-                    path: "the packer executable".into(),
-                    kind: error.kind(),
-                })?;
-        chat.isolation = Some(std::sync::Arc::new(workers));
-    }
-    if args.dir.is_some() {
-        let budget = &mut request.budget;
-        // Said before the walk, which can take a while.
-        if budget.context_tokens.is_none() {
-            return Err(Error::InvalidBudget {
-                field: "contextTokens",
-                problem: packer::error::BudgetProblem::MissingForDirectory,
-            });
-        }
-        // A directory has no budget of its own: the reservations not given
-        // are 0.
-        for value in [
-            &mut budget.reserved_other_input_tokens,
-            &mut budget.reserved_output_tokens,
-            &mut budget.safety_tokens,
-        ] {
-            value.get_or_insert(0);
-        }
-    }
     if args.payload_out.as_deref() == Some(Path::new("-")) {
         return Err(Error::PayloadOutIsStdout);
     }
-    if let Some(code) = windows_usage(names.windows, args) {
+    let windows = request.options.windows;
+    if let Some(code) = windows_usage(windows, args) {
         return Ok(code);
     }
     // Refused (or created) before anything is read or walked.
-    let out_dir = match args.out_dir.as_deref().filter(|_| names.windows) {
+    let out_dir = match args.out_dir.as_deref().filter(|_| windows) {
         Some(dir) => Some(out_dir::prepare(dir, args.dir.as_deref())?),
         None => None,
     };
@@ -348,59 +284,37 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
             read.add_path(&dir.join("tokenizer_config.json"));
             read.add_path(&dir.join("chat_template.jinja"));
         }
+        read.extend(prepared.read_files());
         read.refuse(out)?;
-    }
-    if let Some(id) = found.as_ref().and_then(|found| found.id) {
-        read.extend(&[id]);
-        read.extend(&chat_files);
-        if let Some(out) = &args.payload_out {
-            read.refuse(out)?;
-        }
     }
     // A directory's tree, with outlines, marks what the pack made of each
     // file (packer_collect::pack).
-    let (fixture, packed) = match &args.dir {
-        Some(dir) if request.options.windows => {
-            let collection = args
-                .collect
-                .collect(dir, found.as_ref().map(|f| &f.config))?;
-            let fixture = packer_collect::fixture(&collection)?;
-            return pack_windows(format, &fixture, &request, out_dir.as_ref());
-        }
-        Some(dir) => {
-            let collection = args
-                .collect
-                .collect(dir, found.as_ref().map(|f| &f.config))?;
+    let packed = match &args.dir {
+        Some(_) => {
+            let collection = prepared.collect(repo::progress())?;
+            repo::report(&collection, prepared.collect_options());
             read.extend(&collection.opened);
-            packer_collect::pack(&collection, &request)?
-        }
-        None if request.options.windows => {
-            let fixture = args
-                .input
-                .load()
-                .inspect_err(|error| first_mistake_hint(args, error))?;
-            return pack_windows(format, &fixture, &request, out_dir.as_ref());
+            prepared.pack_collection(collection)?
         }
         None => {
             let fixture = args
                 .input
                 .load()
                 .inspect_err(|error| first_mistake_hint(args, error))?;
-            let packed = packer::pack(&fixture, &request);
-            (fixture, packed)
+            prepared.pack_fixture(fixture)
         }
     };
-    let outcome = match packed {
-        Ok(outcome) => outcome,
+    let packing = match packed.result {
+        Ok(packing) => packing,
         Err(failure) => {
             // Something does not fit: still say what was decided.
             if let Some(does_not_fit) = failure.does_not_fit() {
-                let settings = packer::settings(&fixture, &request)?;
+                let settings = packer::settings(&packed.fixture, &packed.request)?;
                 with_stdout(|out| {
                     output::write_refusal(
-                        &fixture,
+                        &packed.fixture,
                         &settings,
-                        &request.options,
+                        &packed.request.options,
                         does_not_fit,
                         format,
                         out,
@@ -410,20 +324,91 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
             return Err(failure.into_error());
         }
     };
+    let fixture = &packed.fixture;
+    let outcome = match packing {
+        packer_job::Packing::One(outcome) => outcome,
+        packer_job::Packing::Windows(outcome) => {
+            if let Some(dir) = &out_dir {
+                out_dir::write(dir, &outcome.windows.windows, outcome.envelope)?;
+            }
+            let width = if format == Format::Report {
+                report_width(io::stdout().is_terminal())
+            } else {
+                output::NO_WRAP
+            };
+            with_stdout(|out| output::write_windows(fixture, &outcome, format, width, &mut *out))?;
+            return Ok(EXIT_OK);
+        }
+    };
     if let Some(out) = &args.payload_out {
         payload_out::write(out, outcome.plan.payload_text.as_bytes(), &read)?;
     }
     let terminal = io::stdout().is_terminal();
     if format == Format::Report {
         let width = report_width(terminal);
-        with_stdout(|out| output::write_report(&fixture, &outcome, width, &mut *out))?;
+        with_stdout(|out| output::write_report(fixture, &outcome, width, &mut *out))?;
     } else {
         if terminal && format == Format::Json {
             eprintln!("hint: --format report prints a table for people; json is for scripts");
         }
-        with_stdout(|out| output::write(&fixture, &outcome, format, &mut *out))?;
+        with_stdout(|out| output::write(fixture, &outcome, format, &mut *out))?;
     }
     Ok(EXIT_OK)
+}
+
+/// The job the flags describe: every flag by name (`None` where not
+/// given, so that packer.toml fills it), the collecting flags, the files
+/// to read, and the worker the chat template renders in.
+fn job(args: &PackArgs) -> Result<packer_job::Job, Error> {
+    let given = args.given;
+    let names = RequestNames {
+        policy: args.policy.map(|policy| policy.name().to_owned()),
+        envelope: args.envelope.map(|envelope| envelope.name().to_owned()),
+        default_envelope: if args.dir.is_some() {
+            Envelope::Markdown
+        } else {
+            Envelope::Json
+        },
+        note_omissions: args.note_omissions,
+        note_omissions_max: given.note_omissions_max.then_some(args.note_omissions_max),
+        excerpt_query: args.excerpt_query.clone(),
+        excerpt_context: given.excerpt_context.then_some(args.excerpt_context),
+        excerpt_max_chars: given.excerpt_max_chars.then_some(args.excerpt_max_chars),
+        windows: args.windows,
+        outline: args.outline,
+        outline_share: args.outline_share,
+        ..args.settings.names()
+    };
+    let limits = packer_files::render::TemplateLimits {
+        seconds: args.template_seconds,
+        memory_mib: args.template_memory,
+    };
+    // The template runs in a worker process, this binary again.
+    let workers =
+        packer_files::render::WorkerRenderers::current_exe(&[super::RENDER_WORKER], limits)
+            .map_err(|error| Error::ReadFailed {
+                path: "the packer executable".into(),
+                kind: error.kind(),
+            })?;
+    Ok(packer_job::Job {
+        names,
+        collect: match &args.dir {
+            Some(_) => args.collect.options()?,
+            None => packer_collect::CollectOptions::default(),
+        },
+        tokenizer: args.settings.tokenizer.clone(),
+        chat: match &args.request {
+            Some(request) => packer_job::ChatSource::File {
+                request: request.clone(),
+                template: args.chat_template.clone(),
+            },
+            None => packer_job::ChatSource::None,
+        },
+        config: args.collect.config_choice(),
+        roots: None,
+        renderers: Some(std::sync::Arc::new(workers)),
+        cancel: packer::Cancel::default(),
+    })
 }
 
 /// A usage error for what `--windows` does not go with (or what needs it),
@@ -443,45 +428,6 @@ fn windows_usage(windows: bool, args: &PackArgs) -> Option<i32> {
     };
     let error = Cli::command().error(clap::error::ErrorKind::ArgumentConflict, message);
     Some(usage_error(&error))
-}
-
-/// `--windows`: packs `fixture` into windows, writes `--out-dir` and prints
-/// the windows in `format`.
-fn pack_windows(
-    format: Format,
-    fixture: &packer::Fixture,
-    request: &packer::Request,
-    out_dir: Option<&out_dir::Directory>,
-) -> Result<i32, Error> {
-    let outcome = match packer::pack_windows(fixture, request) {
-        Ok(outcome) => outcome,
-        Err(failure) => {
-            if let Some(does_not_fit) = failure.does_not_fit() {
-                let settings = packer::settings(fixture, request)?;
-                with_stdout(|out| {
-                    output::write_refusal(
-                        fixture,
-                        &settings,
-                        &request.options,
-                        does_not_fit,
-                        format,
-                        out,
-                    )
-                })?;
-            }
-            return Err(failure.into_error());
-        }
-    };
-    if let Some(dir) = out_dir {
-        out_dir::write(dir, &outcome.windows.windows, outcome.envelope)?;
-    }
-    let width = if format == Format::Report {
-        report_width(io::stdout().is_terminal())
-    } else {
-        output::NO_WRAP
-    };
-    with_stdout(|out| output::write_windows(fixture, &outcome, format, width, &mut *out))?;
-    Ok(EXIT_OK)
 }
 
 /// The report's width: `COLUMNS` when set, else 80 columns on a terminal

@@ -129,28 +129,34 @@ impl CollectFlags {
         }
     }
 
-    fn options(&self, config: Option<&Config>) -> Result<CollectOptions, Error> {
-        let empty = Config::default();
-        let config = config.unwrap_or(&empty);
-        // The file lowers the limits only (see `Config::fill_collect`).
-        let max_total_bytes = self
-            .max_total_bytes
-            .min(config.max_total_bytes.unwrap_or(u64::MAX));
+    /// Which configuration the job reads (`--config FILE`, `--no-config`,
+    /// else the directory's own).
+    pub fn config_choice(&self) -> packer_job::ConfigChoice {
+        match &self.config {
+            Some(path) => packer_job::ConfigChoice::File(path.clone()),
+            None if self.no_config => packer_job::ConfigChoice::Ignore,
+            None => packer_job::ConfigChoice::Find,
+        }
+    }
+
+    /// The collecting options the flags give (the configuration file
+    /// fills the rest, in the job).
+    pub fn options(&self) -> Result<CollectOptions, Error> {
         let files_from = self
             .files_from
             .as_deref()
-            .map(|path| read_list(path, max_total_bytes))
+            .map(|path| read_list(path, self.max_total_bytes))
             .transpose()?;
         let base_url = match &self.base_url {
             Some(url) => Some(collect::base_url(url).map_err(|_| Error::InvalidBaseUrl)?),
             None => None,
         };
-        let mut options = CollectOptions {
+        Ok(CollectOptions {
             base_url,
             globs: self.globs.clone(),
             max_file_bytes: self.max_file_bytes,
             max_files: self.max_files,
-            max_total_bytes,
+            max_total_bytes: self.max_total_bytes,
             hidden: self.hidden,
             no_ignore: self.no_ignore,
             allow_secrets: self.allow_secrets,
@@ -166,75 +172,88 @@ impl CollectFlags {
             },
             confine: Vec::new(),
             cancel: packer::Cancel::default(),
-        };
-        // The file fills what no flag gives (its rules before the flags').
-        config.fill_collect(&mut options)?;
-        Ok(options)
+        })
     }
 
-    /// Collects `dir`, showing progress on a terminal and listing every
-    /// skipped file on standard error.
+    /// Collects `dir` with the flags and `config`, showing progress on a
+    /// terminal and listing every skipped file on standard error.
     pub fn collect(&self, dir: &Path, config: Option<&Config>) -> Result<Collection, Error> {
-        let options = self.options(config)?;
-        let tty = io::stderr().is_terminal();
-        let collection = collect::collect(dir, &options, |seen| {
-            if tty && seen % 200 == 0 {
-                eprint!("\rcollecting: {seen} files");
-            }
-        })?;
-        if tty {
-            eprint!("\r\x1b[K");
+        let mut options = self.options()?;
+        if let Some(config) = config {
+            config.fill_collect(&mut options)?;
         }
-        for (path, reason) in &collection.skipped {
-            eprintln!(
-                "skipped {}: {}",
-                packer::output::terminal_safe(path),
-                reason.describe()
-            );
-        }
-        if let Some(list) = &options.files_from {
-            let files = collection
-                .documents
-                .iter()
-                .filter(|d| d.id != collect::TREE_ID)
-                .count();
-            if list.is_empty() {
-                eprintln!("warning: the --files-from list names no file; nothing is collected");
-            } else if files == 0 {
-                eprintln!(
-                    "warning: no path of the --files-from list ({} listed) became a document; the lines above say why",
-                    list.len()
-                );
-            }
-        }
-        let last = collection.placed_last();
-        for (id, rule) in last.iter().take(PLACED_LAST_LISTED) {
-            eprintln!(
-                "placed last: {} ({rule})",
-                packer::output::terminal_safe(id)
-            );
-        }
-        if last.len() > PLACED_LAST_LISTED {
-            eprintln!(
-                "placed last: {} more low-value files",
-                last.len() - PLACED_LAST_LISTED
-            );
-        }
-        if collection.changed > 0 {
-            eprintln!(
-                "note: {} file(s) became symbolic links, or moved under one, while the directory was collected; they were left out",
-                collection.changed
-            );
-        }
-        let urls_from_git =
-            options.base_url.is_none() && collection.documents.iter().any(|d| d.url.is_some());
-        if urls_from_git && let Some(checkout) = collection.checkout.as_ref().filter(|c| c.dirty) {
-            eprintln!(
-                "note: the directory has uncommitted changes; urls point at commit {}",
-                checkout.commit
-            );
-        }
+        let collection = collect::collect(dir, &options, progress())?;
+        report(&collection, &options);
         Ok(collection)
+    }
+}
+
+/// Progress on standard error while a directory is walked, when it is a
+/// terminal.
+pub fn progress() -> impl FnMut(usize) {
+    let tty = io::stderr().is_terminal();
+    move |seen| {
+        if tty && seen % 200 == 0 {
+            eprint!("\rcollecting: {seen} files");
+        }
+    }
+}
+
+/// Lists on standard error what the collection left out and why, what it
+/// placed last, and what changed while it ran (clearing the progress line
+/// first on a terminal).
+pub fn report(collection: &Collection, options: &CollectOptions) {
+    if io::stderr().is_terminal() {
+        eprint!("\r\x1b[K");
+    }
+    for (path, reason) in &collection.skipped {
+        eprintln!(
+            "skipped {}: {}",
+            packer::output::terminal_safe(path),
+            reason.describe()
+        );
+    }
+    if let Some(list) = &options.files_from {
+        let files = collection
+            .documents
+            .iter()
+            .filter(|d| d.id != collect::TREE_ID)
+            .count();
+        if list.is_empty() {
+            eprintln!("warning: the --files-from list names no file; nothing is collected");
+        } else if files == 0 {
+            eprintln!(
+                "warning: no path of the --files-from list ({} listed) became a document; the lines above say why",
+                list.len()
+            );
+        }
+    }
+    let last = collection.placed_last();
+    for (id, rule) in last.iter().take(PLACED_LAST_LISTED) {
+        eprintln!(
+            "placed last: {} ({rule})",
+            packer::output::terminal_safe(id)
+        );
+    }
+    if last.len() > PLACED_LAST_LISTED {
+        eprintln!(
+            "placed last: {} more low-value files",
+            last.len() - PLACED_LAST_LISTED
+        );
+    }
+    if collection.changed > 0 {
+        eprintln!(
+            "note: {} file(s) became symbolic links, or moved under one, while the directory was collected; they were left out",
+            collection.changed
+        );
+    }
+    let urls_from_git =
+        options.base_url.is_none() && collection.documents.iter().any(|d| d.url.is_some());
+    if urls_from_git && let Some(checkout) = collection.checkout.as_ref().filter(|c| c.dirty) {
+        eprintln!(
+            "note: the directory has uncommitted changes; urls point at commit {}",
+            checkout.commit
+        );
     }
 }
 

@@ -1627,3 +1627,41 @@ fn a_cancelled_collection_ends_with_cancelled() {
     let collection = packer_collect::collect(dir.path(), &options(&[]), |_| {}).unwrap();
     assert_eq!(ids(&collection), ["a.txt", "b.txt"]);
 }
+
+#[test]
+fn a_flag_given_at_its_default_still_wins_over_packer_toml() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files: Vec<(String, String)> = (0..5)
+        .map(|i| (format!("f{i}.txt"), format!("{}\n", "word ".repeat(300))))
+        .collect();
+    files.push((
+        "packer.toml".into(),
+        "note-omissions = true\nnote-omissions-max = 1\n".into(),
+    ));
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    write_tree(dir.path(), &files);
+    let omitted = |args: &[&str]| {
+        let mut all = vec![
+            "pack",
+            "--dir",
+            ".",
+            "--budget",
+            "400",
+            "--envelope",
+            "json",
+        ];
+        all.extend_from_slice(args);
+        let run = packer(dir.path(), &all, b"");
+        assert_eq!(run.status, 0, "{}", run.stderr);
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let payload: serde_json::Value =
+            serde_json::from_str(json["payloadText"].as_str().unwrap()).unwrap();
+        payload["omitted"].as_array().unwrap().len()
+    };
+    // The file's cap of 1, then the flag at its default of 50.
+    assert_eq!(omitted(&[]), 1);
+    assert!(omitted(&["--note-omissions", "--note-omissions-max", "50"]) > 1);
+}

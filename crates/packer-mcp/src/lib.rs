@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 
 use packer::error::{CommandLine, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, Names, Setting};
 use packer::output::{ErrorList, ErrorRecord};
-use packer::{Counter, Encoding, Fixture, Limits, Request, RequestNames, Tokenizer};
+use packer::{Counter, Encoding, Fixture, Limits, RequestNames, Tokenizer};
 
 use jsonrpc::RawArguments;
 use sandbox::Roots;
@@ -284,8 +284,8 @@ impl Server {
         let path = args
             .string("path")?
             .ok_or_else(|| ToolError::Usage("the argument 'path' is missing".into()))?;
-        let mut names = args.request_names(tools::DIRECTORY_ENVELOPE)?;
-        let mut options = args.collect_options()?;
+        let names = args.request_names(tools::DIRECTORY_ENVELOPE)?;
+        let collect = args.collect_options()?;
         let dir = self.roots.resolve(path)?;
         if !dir.is_dir() {
             return Err(ToolError::Usage(format!(
@@ -295,18 +295,12 @@ impl Server {
             )));
         }
         // The directory's packer.toml (or .packer.toml) fills what no
-        // argument gives, as on the command line.
-        let found = packer_collect::config::find(&dir)?;
-        if let Some(found) = &found {
-            found.config.fill_names(&mut names);
-            found.config.fill_collect(&mut options)?;
-        }
-        // Checked again on the opened directory: a link swapped in after
-        // `resolve` is caught.
-        options.confine = self.roots.paths().to_vec();
-        options.cancel = cancel.clone();
-        let mut request = self.request(&args, names, found.as_ref().map(|found| (&*dir, found)))?;
-        request.options.cancel = cancel.clone();
+        // argument gives, as on the command line; the directory is
+        // checked again on the opened directory (a link swapped in after
+        // `resolve` is caught).
+        let job = self.job(&args, names, collect, cancel)?;
+        let prepared = packer_job::prepare(&job, Some(&dir))?;
+        let request = prepared.request();
         let window = match args.window()? {
             // The file's `windows = true`: the first window, as the
             // argument would give.
@@ -317,18 +311,8 @@ impl Server {
             // Refused before the walk, as the library refuses it.
             return Err(windows_with_request());
         }
-        let collection = packer_collect::collect(&dir, &options, |_| {})?;
-        if let Some(window) = window {
-            let fixture = packer_collect::fixture(&collection)?;
-            return in_windows(&fixture, &request, window, Some(&collection));
-        }
-        let (fixture, packed) = packer_collect::pack(&collection, &request)?;
-        let outcome = packed.map_err(packer::Failure::into_error)?;
-        let summary = PackSummary::new(&fixture, &outcome).with_files(&collection);
-        Ok(Answer {
-            summary: serde_json::to_value(&summary).unwrap_or(Value::Null),
-            text: text_of(outcome),
-        })
+        let packed = prepared.pack_directory(|_| {})?;
+        answer(packed, window)
     }
 
     fn pack_documents(
@@ -342,8 +326,13 @@ impl Server {
             .ok_or_else(|| ToolError::Usage("the argument 'documents' is missing".into()))?;
         self.check_size(documents)?;
         let names = args.request_names(tools::DOCUMENTS_ENVELOPE)?;
-        let mut request = self.request(&args, names, None)?;
-        request.options.cancel = cancel.clone();
+        let job = self.job(
+            &args,
+            names,
+            packer_collect::CollectOptions::default(),
+            cancel,
+        )?;
+        let prepared = packer_job::prepare(&job, None)?;
         // The documents, as the client wrote them, go through the same
         // reader and validation as a fixture file, so every refusal has the
         // command line's code.
@@ -355,15 +344,8 @@ impl Server {
         };
         let fixture = Fixture::from_bytes(fixture_json.as_bytes(), &limits)
             .map_err(|error| tools::moved(error, offset.saturating_sub(HEAD.len())))?;
-        if let Some(window) = args.window()? {
-            return in_windows(&fixture, &request, window, None);
-        }
-        let outcome = packer::pack(&fixture, &request).map_err(packer::Failure::into_error)?;
-        let summary = PackSummary::new(&fixture, &outcome);
-        Ok(Answer {
-            summary: serde_json::to_value(&summary).unwrap_or(Value::Null),
-            text: text_of(outcome),
-        })
+        let window = args.window()?;
+        answer(prepared.pack_fixture(fixture), window)
     }
 
     fn count_tokens(&self, arguments: &RawArguments) -> Result<Answer, ToolError> {
@@ -390,76 +372,50 @@ impl Server {
         })
     }
 
-    /// The request a pack tool's arguments make, built by the library
-    /// from their names; then the tokenizer file and the chat request, if
-    /// any, loaded. With `config`, a directory's configuration file: the
-    /// chat request it names (read beneath the directory) when the
-    /// arguments give none.
-    fn request(
+    /// The job a pack tool's arguments make: their settings by name,
+    /// the tokenizer file and the chat request (its template and the files
+    /// beside the tokenizer read inside the roots), the server's worker
+    /// for the template.
+    fn job(
         &self,
         args: &Arguments<'_>,
         names: RequestNames,
-        config: Option<(&std::path::Path, &packer_collect::config::Found)>,
-    ) -> Result<Request, ToolError> {
-        let mut request = names.build()?;
-        let tokenizer_path = match args.string("tokenizer")? {
+        collect: packer_collect::CollectOptions,
+        cancel: &packer::Cancel,
+    ) -> Result<packer_job::Job, ToolError> {
+        let tokenizer = match args.string("tokenizer")? {
             Some(path) => Some(self.roots.resolve_tokenizer(path)?),
             None => None,
         };
-        if let Some(path) = &tokenizer_path {
-            request.tokenizer = Some(packer_files::load_tokenizer_confined(
-                path,
-                self.roots.paths(),
-            )?);
-        }
-        request.chat = self.chat(args, tokenizer_path.as_deref())?;
-        if request.chat.is_none()
-            && let Some((dir, found)) = config
-        {
-            request.chat = packer_collect::config::chat(
-                dir,
-                &found.config,
-                &found.name,
-                tokenizer_path.as_deref(),
-                Some(self.roots.paths()),
-                packer_files::now(),
-            )?
-            .map(|chat| chat.chat);
-        }
-        if let Some(chat) = &mut request.chat {
-            chat.isolation = Some(self.renderers.clone());
-        }
-        Ok(request)
-    }
-
-    /// `request` and `chatTemplate`: the chat request, its template read
-    /// inside the roots (as are the files beside the tokenizer file).
-    fn chat(
-        &self,
-        args: &Arguments<'_>,
-        tokenizer: Option<&std::path::Path>,
-    ) -> Result<Option<packer::Chat>, ToolError> {
         let template = args.string("chatTemplate")?;
-        let Some(text) = args.chat_request()? else {
-            if template.is_some() {
+        let chat = match args.chat_request()? {
+            None if template.is_some() => {
                 return Err(ToolError::Usage(
                     "the argument 'chatTemplate' needs the argument 'request'".into(),
                 ));
             }
-            return Ok(None);
+            None => packer_job::ChatSource::None,
+            Some(text) => {
+                self.check_size(text)?;
+                packer_job::ChatSource::Inline {
+                    request: text.as_bytes().to_vec(),
+                    template: match template {
+                        Some(path) => Some(self.roots.resolve_chat_template(path)?),
+                        None => None,
+                    },
+                }
+            }
         };
-        self.check_size(text)?;
-        let template = match template {
-            Some(path) => Some(self.roots.resolve_chat_template(path)?),
-            None => None,
-        };
-        Ok(Some(packer_files::chat_of(
-            text.as_bytes(),
-            template.as_deref(),
+        Ok(packer_job::Job {
+            names,
+            collect,
             tokenizer,
-            Some(self.roots.paths()),
-            packer_files::now(),
-        )?))
+            chat,
+            config: packer_job::ConfigChoice::Find,
+            roots: Some(self.roots.paths().to_vec()),
+            renderers: Some(self.renderers.clone()),
+            cancel: cancel.clone(),
+        })
     }
 
     /// Documents or a text, as JSON text, of at most `--max-input-bytes`.
@@ -523,40 +479,49 @@ impl Server {
     }
 }
 
-/// With `windows`: `fixture` packed into windows; the answer is window
-/// `window`'s payload and the summary of it (with what the walk of a
-/// directory left out, for `collection`).
-fn in_windows(
-    fixture: &Fixture,
-    request: &Request,
-    window: usize,
-    collection: Option<&packer_collect::Collection>,
-) -> Result<Answer, ToolError> {
-    let outcome = packer::pack_windows(fixture, request).map_err(packer::Failure::into_error)?;
-    let count = outcome.windows.count();
-    if window > count {
-        return Err(ToolError::Usage(format!(
-            "the argument 'window' must be from 1 to {count}: the documents fit in {count} \
-             window{}",
-            if count == 1 { "" } else { "s" }
-        )));
-    }
-    let mut summary = PackSummary::of_window(fixture, &outcome, window);
-    if let Some(collection) = collection {
-        summary = summary.with_files(collection);
-    }
-    Ok(Answer {
-        summary: serde_json::to_value(&summary).unwrap_or(Value::Null),
-        text: outcome.windows.windows[window - 1].payload_text.clone(),
-    })
-}
-
-/// What a pack returns as text: the rendered chat request when there is
-/// one (the payload is in it), else the payload.
-fn text_of(outcome: packer::Outcome) -> String {
-    match outcome.plan.request {
-        Some(request) => request.text,
-        None => outcome.plan.payload_text,
+/// A pack's answer: the payload (or the rendered request) and the summary;
+/// with windows, window `window`'s payload and the summary of it (with what
+/// the walk of a directory left out).
+fn answer(packed: packer_job::Packed, window: Option<usize>) -> Result<Answer, ToolError> {
+    let packer_job::Packed {
+        fixture,
+        collection,
+        result,
+        ..
+    } = packed;
+    match result.map_err(packer::Failure::into_error)? {
+        packer_job::Packing::One(outcome) => {
+            let mut summary = PackSummary::new(&fixture, &outcome);
+            if let Some(collection) = &collection {
+                summary = summary.with_files(collection);
+            }
+            Ok(Answer {
+                summary: serde_json::to_value(&summary).unwrap_or(Value::Null),
+                text: match outcome.plan.request {
+                    Some(request) => request.text,
+                    None => outcome.plan.payload_text,
+                },
+            })
+        }
+        packer_job::Packing::Windows(outcome) => {
+            let window = window.unwrap_or(1);
+            let count = outcome.windows.count();
+            if window > count {
+                return Err(ToolError::Usage(format!(
+                    "the argument 'window' must be from 1 to {count}: the documents fit in \
+                     {count} window{}",
+                    if count == 1 { "" } else { "s" }
+                )));
+            }
+            let mut summary = PackSummary::of_window(&fixture, &outcome, window);
+            if let Some(collection) = &collection {
+                summary = summary.with_files(collection);
+            }
+            Ok(Answer {
+                summary: serde_json::to_value(&summary).unwrap_or(Value::Null),
+                text: outcome.windows.windows[window - 1].payload_text.clone(),
+            })
+        }
     }
 }
 
@@ -570,7 +535,10 @@ fn windows_with_request() -> ToolError {
 
 /// The request a pack tool's arguments make alone (no file read).
 #[cfg(test)]
-fn build(args: &Arguments<'_>, default_envelope: packer::Envelope) -> Result<Request, ToolError> {
+fn build(
+    args: &Arguments<'_>,
+    default_envelope: packer::Envelope,
+) -> Result<packer::Request, ToolError> {
     Ok(args.request_names(default_envelope)?.build()?)
 }
 
