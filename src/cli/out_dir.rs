@@ -16,14 +16,7 @@ use packer::{Envelope, Error, Window};
 /// The file name of window `index` in `envelope`: at least three digits,
 /// more when there are 1,000 windows or more.
 pub fn file_name(index: usize, envelope: Envelope) -> String {
-    let extension = if envelope == Envelope::Xml {
-        "xml"
-    } else if envelope == Envelope::Markdown {
-        "md"
-    } else {
-        "json"
-    };
-    format!("window-{index:03}.{extension}")
+    format!("window-{index:03}.{}", envelope.extension())
 }
 
 /// The output directory, opened once.

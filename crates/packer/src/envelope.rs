@@ -141,6 +141,12 @@ pub(crate) trait Layout: Sync {
     fn name(&self) -> &'static str;
     /// One line for `--help`, the MCP schema and Python's documentation.
     fn description(&self) -> &'static str;
+    /// The extension of a file holding a payload (`--out-dir`).
+    fn extension(&self) -> &'static str;
+    /// Where a window's label goes in the payload (a byte offset where
+    /// the payload's split always has a boundary on both sides) and the
+    /// label of window `index` of `count` (`window 2 of 5`, SPEC §3.2).
+    fn window_label(&self, index: usize, count: usize) -> (usize, String);
     /// The fixed texts.
     fn shape(&self) -> &'static Shape;
     /// The fixed texts of a window's envelope (`--windows`), whose note
@@ -249,6 +255,16 @@ impl Envelope {
     /// The name used on the command line and in the output.
     pub fn name(self) -> &'static str {
         self.layout().name()
+    }
+
+    /// The extension of a file holding a payload in this layout.
+    pub fn extension(self) -> &'static str {
+        self.layout().extension()
+    }
+
+    /// Where window `index` of `count` puts its label, and the label.
+    pub fn window_label(self, index: usize, count: usize) -> (usize, String) {
+        self.layout().window_label(index, count)
     }
 
     /// One line that says what the layout looks like.

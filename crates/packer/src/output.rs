@@ -12,7 +12,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::budget::Budget;
 use crate::error::{CommandLine, Error, Names};
-use crate::fixture::Fixture;
+use crate::fixture::{Document, Fixture};
 use crate::pack::{Decision, DoesNotFit, Options, Policy, Reason};
 pub use crate::terminal::terminal_safe;
 use crate::{Outcome, Settings, WindowsOutcome};
@@ -470,7 +470,7 @@ fn report(fixture: &Fixture, outcome: &Outcome, width: usize) -> String {
             request.tokens, plan.available_tokens, plan.used_tokens, other,
         ));
     }
-    if outcome.policy == Policy::MaxFill {
+    if outcome.policy.searches() {
         line(format!(
             "max-fill: {}",
             if plan.optimal == Some(true) {
@@ -494,7 +494,7 @@ fn report(fixture: &Fixture, outcome: &Outcome, width: usize) -> String {
     let table = Table {
         fixture,
         decisions: &plan.decisions,
-        priority: outcome.policy == Policy::Priority,
+        priority: outcome.policy.has_try_order(),
         width,
         envelope_row: if plan.request.is_some() {
             REQUEST_ROW
@@ -553,15 +553,15 @@ fn report(fixture: &Fixture, outcome: &Outcome, width: usize) -> String {
 /// The rows in the order the documents were tried: input order, or under
 /// `priority` the required documents then the policy's order.
 fn try_order(fixture: &Fixture, policy: Policy, decisions: &[Decision]) -> Vec<usize> {
-    if policy != Policy::Priority {
+    if !policy.has_try_order() {
         return (0..decisions.len()).collect();
     }
     let content: Vec<usize> = decisions.iter().map(|d| d.content_tokens).collect();
     let required = fixture.documents.iter().filter(|d| d.required);
-    let rest = fixture.documents.iter().filter(|d| !d.required);
+    let rest: Vec<&Document> = fixture.documents.iter().filter(|d| !d.required).collect();
     required
         .map(|d| d.index)
-        .chain(crate::pack::priority_order(rest, &content))
+        .chain(policy.try_order(&rest, &content))
         .collect()
 }
 
@@ -835,7 +835,7 @@ pub fn write_refusal(
             let table = Table {
                 fixture,
                 decisions,
-                priority: options.policy == Policy::Priority,
+                priority: options.policy.has_try_order(),
                 width: NO_WRAP,
                 envelope_row: ENVELOPE_ROW,
             };

@@ -100,6 +100,17 @@ pub(crate) trait Select: Sync {
     fn name(&self) -> &'static str;
     /// One line for `--help`, the MCP schema and Python's documentation.
     fn description(&self) -> &'static str;
+    /// The order it tries `rest` (the documents that are not required), as
+    /// windows place them and the report lists them: input order unless it
+    /// says otherwise.
+    fn try_order(&self, _rest: &[&Document], _content_tokens: &[usize]) -> Option<Vec<usize>> {
+        None
+    }
+    /// Whether it searches for the fullest choice and says whether its
+    /// choice is proven so (`optimal`).
+    fn searches(&self) -> bool {
+        false
+    }
     /// Selects among `rest`, the documents that are not required (in input
     /// order), once the `required` ones are in; for a policy that
     /// searches, whether its choice is proven the fullest.
@@ -152,6 +163,26 @@ impl Policy {
     /// One line that says how the policy chooses.
     pub fn description(self) -> &'static str {
         self.select().description()
+    }
+
+    /// The order it tries `rest` (the documents that are not required, in
+    /// input order), given each document's content tokens by index.
+    pub fn try_order(self, rest: &[&Document], content_tokens: &[usize]) -> Vec<usize> {
+        self.select()
+            .try_order(rest, content_tokens)
+            .unwrap_or_else(|| rest.iter().map(|d| d.index).collect())
+    }
+
+    /// Whether it tries documents in an order of its own (the report then
+    /// lists them in that order, with their priority).
+    pub fn has_try_order(self) -> bool {
+        self.select().try_order(&[], &[]).is_some()
+    }
+
+    /// Whether it searches for the fullest choice and says whether it is
+    /// proven (`optimal`).
+    pub fn searches(self) -> bool {
+        self.select().searches()
     }
 
     fn select(self) -> &'static dyn Select {

@@ -15,6 +15,14 @@ impl Layout for Json {
         "json"
     }
 
+    fn extension(&self) -> &'static str {
+        "json"
+    }
+
+    fn window_label(&self, index: usize, count: usize) -> (usize, String) {
+        ("{".len(), format!("\"window\":\"{index} of {count}\","))
+    }
+
     fn description(&self) -> &'static str {
         "Compact JSON (the default)"
     }

@@ -38,6 +38,14 @@ impl Layout for Markdown {
         "markdown"
     }
 
+    fn extension(&self) -> &'static str {
+        "md"
+    }
+
+    fn window_label(&self, index: usize, count: usize) -> (usize, String) {
+        ("# Documents".len(), format!(" (window {index} of {count})"))
+    }
+
     fn description(&self) -> &'static str {
         "A heading and a fenced block per document"
     }

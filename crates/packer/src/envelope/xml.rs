@@ -18,6 +18,17 @@ impl Layout for Xml {
         "xml"
     }
 
+    fn extension(&self) -> &'static str {
+        "xml"
+    }
+
+    fn window_label(&self, index: usize, count: usize) -> (usize, String) {
+        (
+            "<documents".len(),
+            format!(" window=\"{index} of {count}\""),
+        )
+    }
+
     fn description(&self) -> &'static str {
         "<document> elements with <source> and <document_content>"
     }

@@ -222,6 +222,10 @@ impl super::Select for MaxFill {
         "The subset that fills the budget most (reports whether proven optimal)"
     }
 
+    fn searches(&self) -> bool {
+        true
+    }
+
     fn select(
         &self,
         selector: &mut Selector<'_>,

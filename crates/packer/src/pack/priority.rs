@@ -18,6 +18,10 @@ impl Select for Priority {
         "`priority` descending, then fewer content tokens, then id"
     }
 
+    fn try_order(&self, rest: &[&Document], content_tokens: &[usize]) -> Option<Vec<usize>> {
+        Some(priority_order(rest.iter().copied(), content_tokens))
+    }
+
     fn select(
         &self,
         selector: &mut Selector<'_>,

@@ -99,7 +99,7 @@
 
 use rayon::prelude::*;
 
-use super::{Decision, DoesNotFit, Failure, Options, Policy, Reason, not_tried, priority_order};
+use super::{Decision, DoesNotFit, Failure, Options, Reason, not_tried};
 use crate::envelope::{Entries, Entry, Envelope, Envelopes, Omission, Tally};
 use crate::error::Error;
 use crate::fixture::Document;
@@ -188,16 +188,7 @@ impl Windows {
 /// comes `<`, `#` or `(`, as before). So a label adds the same number of
 /// tokens to every window, measured once on the empty envelope.
 pub fn label_insert(envelope: Envelope, index: usize, count: usize) -> (usize, String) {
-    if envelope == Envelope::Xml {
-        (
-            "<documents".len(),
-            format!(" window=\"{index} of {count}\""),
-        )
-    } else if envelope == Envelope::Markdown {
-        ("# Documents".len(), format!(" (window {index} of {count})"))
-    } else {
-        ("{".len(), format!("\"window\":\"{index} of {count}\","))
-    }
+    envelope.window_label(index, count)
 }
 
 /// `payload` with the label of window `index` of `count` inserted.
@@ -318,12 +309,8 @@ pub(super) fn windows_counting(
         layout = noted;
         skipped = Some(placed);
     }
-    let rest = documents.iter().filter(|d| !d.required);
-    let payload_order: Vec<usize> = if options.policy == Policy::Priority {
-        priority_order(rest, &content_tokens)
-    } else {
-        rest.map(|d| d.index).collect()
-    };
+    let rest: Vec<&Document> = documents.iter().filter(|d| !d.required).collect();
+    let payload_order = options.policy.try_order(&rest, &content_tokens);
     let mut rank = vec![0; documents.len()];
     for (place, &index) in required.iter().chain(&payload_order).enumerate() {
         rank[index] = place;

@@ -1,4 +1,5 @@
 use super::*;
+use crate::Policy;
 use crate::fixture::{Format, Source};
 use crate::tokens::Encoding;
 
