@@ -81,6 +81,7 @@ def pack(
     chat_template: Optional[Union[str, "os.PathLike[str]"]] = None,
     template_seconds: Optional[int] = None,
     template_memory: Optional[int] = None,
+    query: Optional[str] = None,
 ) -> dict[str, Any]:
     """Pack a fixture; return the object ``packer pack --format json`` prints.
 
@@ -130,6 +131,10 @@ def pack(
     deeper than the worker's stack, raises ``chat-template-limit`` and
     leaves this interpreter as it was.
 
+    ``query`` says what the pack is for (an issue to fix, a question):
+    the documents are tried in their relevance to it (``packer pack
+    --query``), and each decision adds ``rank`` and ``relevance``.
+
     Raises ``PackerError`` for every input ``packer pack`` refuses, with the
     same code, exit status and message; ``TypeError`` for a dict that JSON
     cannot serialize, or a ``request`` that is not a dict.
@@ -169,6 +174,7 @@ def pack_directory(
     payload: bool = True,
     template_seconds: Optional[int] = None,
     template_memory: Optional[int] = None,
+    query: Optional[str] = None,
 ) -> dict[str, Any]:
     """Pack the text files under ``path``; return the object ``packer pack
     --dir PATH --format json`` prints.

@@ -315,7 +315,7 @@ impl SettingsArgs {
 /// Reads a file (opened read-only) or standard input, at most `limit` bytes.
 /// A file that cannot be read is named as the user typed it; a file over
 /// the limit has its size stated.
-fn read_input(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
+pub(crate) fn read_input(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
     if path == Path::new("-") {
         let stdin = io::stdin().lock();
         if stdin.is_terminal() {

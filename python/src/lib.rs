@@ -127,6 +127,7 @@ impl Names for Keywords {
             Setting::ChatTemplate => "chat_template",
             Setting::ReservedOtherInput => "reserved_other_input_tokens",
             Setting::PriorityGlob => "a priority glob",
+            Setting::Query => "query",
             Setting::TemplateSeconds => "template_seconds",
             Setting::TemplateMemory => "template_memory",
             _ => CommandLine.name(setting),
@@ -281,7 +282,7 @@ fn utf8_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
     excerpt_context=None,
     excerpt_max_chars=None, outline=false, outline_share=None, max_input_bytes=None,
     max_documents=None, payload=true, windows=false, request=None, chat_template=None,
-    template_seconds=None, template_memory=None
+    template_seconds=None, template_memory=None, query=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn pack(
@@ -312,6 +313,7 @@ fn pack(
     chat_template: Option<PathBuf>,
     template_seconds: Option<u64>,
     template_memory: Option<u64>,
+    query: Option<String>,
 ) -> PyResult<Py<PyAny>> {
     let chat_request = request
         .map(|request| chat_request_bytes(py, request))
@@ -336,6 +338,7 @@ fn pack(
         windows,
         outline,
         outline_share,
+        query,
         ..budget_names(
             py,
             budget,
@@ -437,7 +440,7 @@ fn refused(fixture: &Fixture, request: &Request, failure: &packer::Failure) -> F
     excerpt_context=None, excerpt_max_chars=None, outline=false, outline_share=None,
     windows=false, globs=None, priorities=None, git_order=false, files=None, tree=None,
     base_url=None, hidden=false, no_ignore=false, config=None, no_config=false, payload=true,
-    template_seconds=None, template_memory=None
+    template_seconds=None, template_memory=None, query=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn pack_directory(
@@ -474,6 +477,7 @@ fn pack_directory(
     payload: bool,
     template_seconds: Option<u64>,
     template_memory: Option<u64>,
+    query: Option<String>,
 ) -> PyResult<Py<PyAny>> {
     if config.is_some() && no_config {
         return Err(usage(
@@ -496,6 +500,7 @@ fn pack_directory(
         windows,
         outline,
         outline_share,
+        query,
         ..budget_names(
             py,
             budget,

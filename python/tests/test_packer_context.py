@@ -28,6 +28,7 @@ FIXTURES = sorted((ROOT / "fixtures").glob("*.json")) + sorted(
 # (command-line flags, the same as keywords)
 OPTION_SETS = [
     ([], {}),
+    (["--query", "exit code budget"], {"query": "exit code budget"}),
     (["--policy", "priority"], {"policy": "priority"}),
     (["--policy", "max-fill", "--note-omissions"], {"policy": "max-fill", "note_omissions": True}),
     (["--model", "gpt-4o", "--budget", "300"], {"model": "gpt-4o", "budget": 300}),
@@ -650,6 +651,10 @@ DIRECTORY_SETS = [
     (
         ["--budget", "300", "--base-url", "https://example.com/p/"],
         {"budget": 300, "base_url": "https://example.com/p/"},
+    ),
+    (
+        ["--budget", "300", "--query", "the answer of the library"],
+        {"budget": 300, "query": "the answer of the library"},
     ),
 ]
 

@@ -81,6 +81,16 @@ pub struct PackArgs {
     #[arg(long, value_name = "PERCENT")]
     pub outline_share: Option<u64>,
 
+    /// What the pack is for (an issue to fix, a question): the documents
+    /// are tried in their relevance to it, the most relevant whole, the
+    /// next as outlines or excerpts
+    #[arg(long, value_name = "TEXT", conflicts_with = "query_file")]
+    pub query: Option<String>,
+
+    /// The query read from FILE (- for standard input), for long issue texts
+    #[arg(long, value_name = "FILE|-")]
+    pub query_file: Option<PathBuf>,
+
     /// Count the whole chat request: the messages (and tools) of FILE with
     /// the payload in place of {{packer:documents}}, rendered with the
     /// model's chat template; the budget is then context - output - safety
@@ -356,6 +366,31 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     Ok(EXIT_OK)
 }
 
+/// `--query`, or the text of `--query-file` (UTF-8, at most
+/// `--max-input-bytes`; `-` is standard input, so not with a fixture read
+/// from it).
+fn query_text(args: &PackArgs) -> Result<Option<String>, Error> {
+    if let Some(text) = &args.query {
+        return Ok(Some(text.clone()));
+    }
+    let Some(path) = &args.query_file else {
+        return Ok(None);
+    };
+    let fixture_on_stdin = args.dir.is_none()
+        && args
+            .input
+            .fixture
+            .as_deref()
+            .is_none_or(|fixture| fixture == Path::new("-"));
+    if path == Path::new("-") && fixture_on_stdin {
+        return Err(Error::InvalidRequest {
+            problem: packer::error::RequestProblem::QueryAndFixtureOnStdin,
+        });
+    }
+    let bytes = super::read_input(path, args.input.max_input_bytes)?;
+    Ok(Some(packer::fixture::utf8(&bytes)?.to_owned()))
+}
+
 /// The job the flags describe: every flag by name (`None` where not
 /// given, so that packer.toml fills it), the collecting flags, the files
 /// to read, and the worker the chat template renders in.
@@ -377,6 +412,7 @@ fn job(args: &PackArgs) -> Result<packer_job::Job, Error> {
         windows: args.windows,
         outline: args.outline,
         outline_share: args.outline_share,
+        query: query_text(args)?,
         ..args.settings.names()
     };
     let limits = packer_files::render::TemplateLimits {

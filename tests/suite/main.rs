@@ -13,6 +13,7 @@ mod hostile;
 mod max_fill;
 mod mcp;
 mod properties;
+mod query;
 mod readme;
 mod reference;
 mod secrets;

@@ -186,6 +186,58 @@ fn cli_payload(cwd: &Path, args: &[&str]) -> String {
 }
 
 #[tokio::test]
+async fn a_query_packs_over_mcp_as_on_the_command_line() {
+    let tree = Tree::new("query");
+    let body = "    let x = 1;\n    let y = x + 1;\n".repeat(30);
+    for (name, text) in [
+        (
+            "src/parser.rs",
+            format!("/// Parses tokens.\npub fn parse_tokens() -> u32 {{\n{body}    3\n}}\n"),
+        ),
+        (
+            "src/render.rs",
+            format!("/// Renders pages.\npub fn render_page() -> u32 {{\n{body}    4\n}}\n"),
+        ),
+    ] {
+        fs::write(tree.project().join(name), text).unwrap();
+    }
+    let client = connect(&tree.0, &["--root", "project"]).await;
+    let query = "render_page draws the page twice";
+    let result = call(
+        &client,
+        "pack_directory",
+        json!({"path": ".", "budget": 400, "query": query}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    let payload = texts(&result)[0].to_owned();
+    assert_eq!(
+        payload,
+        cli_payload(
+            &tree.0,
+            &["--dir", "project", "--budget", "400", "--query", query]
+        )
+    );
+    assert!(payload.contains("src/render.rs"), "{payload}");
+    let summary = result.structured_content.as_ref().unwrap();
+    assert_eq!(summary["selectedIds"][0], "src/render.rs", "{summary}");
+    // An empty query is a tool error naming the argument.
+    let result = call(
+        &client,
+        "pack_directory",
+        json!({"path": ".", "budget": 400, "query": "  "}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(true));
+    assert!(
+        texts(&result)[0].starts_with("error[usage]: the argument 'query' has no word"),
+        "{:?}",
+        texts(&result)
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
 async fn a_directory_pack_equals_the_command_lines_pack_dir() {
     let tree = Tree::new("same");
     fs::write(tree.project().join("list.txt"), "src/lib.rs\nREADME.md\n").unwrap();

@@ -210,6 +210,7 @@ impl Names for ToolArguments {
             // payload is kept out of it with a lower budget.
             Setting::ReservedOtherInput => "a lower argument 'budget'",
             Setting::PriorityGlob => "a priority glob",
+            Setting::Query => "the argument 'query'",
             // The server's own flags: a client cannot raise them.
             Setting::TemplateSeconds => "`packer mcp --template-seconds`",
             Setting::TemplateMemory => "`packer mcp --template-memory`",

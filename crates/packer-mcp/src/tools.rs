@@ -45,6 +45,7 @@ pub const PACK_DIRECTORY_ARGUMENTS: &[&str] = &[
     "noteOmissions",
     "noteOmissionsMax",
     "excerptQuery",
+    "query",
     "outline",
     "outlineShare",
     "baseUrl",
@@ -65,6 +66,7 @@ pub const PACK_DOCUMENTS_ARGUMENTS: &[&str] = &[
     "noteOmissions",
     "noteOmissionsMax",
     "excerptQuery",
+    "query",
     "windows",
     "window",
     "outline",
@@ -242,6 +244,13 @@ fn pack_properties(default_envelope: Envelope) -> Map<String, Value> {
             "type": "string",
             "description": "When a whole document does not fit, try a labelled excerpt of its \
                             lines around these terms (split on spaces and commas)."
+        },
+        "query": {
+            "type": "string",
+            "description": "What the pack is for: the task, an issue to fix or a question, in \
+                            words. Documents are then tried in their relevance to it (the most \
+                            relevant whole, the next as outlines or excerpts), and each decision \
+                            says its rank and why."
         },
         "windows": {
             "type": "boolean",
@@ -743,6 +752,7 @@ impl<'a> Arguments<'a> {
             note_omissions,
             note_omissions_max: note_omissions_max.filter(|_| note_omissions),
             excerpt_query: self.string("excerptQuery")?.map(str::to_owned),
+            query: self.string("query")?.map(str::to_owned),
             windows: self.flag("windows")?,
             outline: self.flag("outline")?,
             outline_share: match self.value("outlineShare") {

@@ -85,6 +85,8 @@ pub enum Setting {
     TemplateSeconds,
     /// The memory a chat template may render with (`--template-memory`).
     TemplateMemory,
+    /// The task's query (`--query` or `--query-file`).
+    Query,
 }
 
 /// How a front end spells the settings that messages name.
@@ -128,6 +130,7 @@ impl Names for CommandLine {
             Setting::PriorityGlob => "a --priority glob",
             Setting::TemplateSeconds => "--template-seconds",
             Setting::TemplateMemory => "--template-memory",
+            Setting::Query => "--query (or --query-file)",
         }
     }
 }
@@ -208,6 +211,14 @@ pub enum RequestProblem {
     },
     /// Windows with a chat request (not supported yet).
     WindowsWithRequest,
+    /// A query without a word to rank with (empty, only spaces, only
+    /// words every text has).
+    QueryWithoutTerms,
+    /// A query with `max-fill`, which maximizes the tokens used, not the
+    /// relevance.
+    QueryWithMaxFill,
+    /// The query and the fixture both on standard input.
+    QueryAndFixtureOnStdin,
 }
 
 impl RequestProblem {
@@ -255,6 +266,22 @@ impl RequestProblem {
                 "{} does not take {} yet: give each window's payload to the request yourself",
                 name(Setting::Windows),
                 name(Setting::RequestFile)
+            ),
+            RequestProblem::QueryWithoutTerms => format!(
+                "{} has no word to rank the documents by (it is empty, or holds only words \
+                 every text has); say what the task is about",
+                name(Setting::Query)
+            ),
+            RequestProblem::QueryAndFixtureOnStdin => format!(
+                "{} reads standard input, and so does the fixture: give the fixture's file, or \
+                 the query's",
+                name(Setting::Query)
+            ),
+            RequestProblem::QueryWithMaxFill => format!(
+                "{} orders the documents by relevance, and max-fill fills the budget in any \
+                 order: give {} in-order or priority with it",
+                name(Setting::Query),
+                name(Setting::PolicyName)
             ),
         }
     }
@@ -1582,6 +1609,7 @@ mod tests {
                 Setting::PriorityGlob => "<a priority glob>",
                 Setting::TemplateSeconds => "<template seconds>",
                 Setting::TemplateMemory => "<template memory>",
+                Setting::Query => "<query>",
             }
         }
     }

@@ -73,6 +73,7 @@ pub mod focus;
 pub mod json;
 pub mod output;
 pub mod pack;
+pub mod rank;
 pub mod request;
 pub mod terminal;
 pub mod tokens;

@@ -14,6 +14,7 @@ use crate::budget::Budget;
 use crate::error::{CommandLine, Error, Names};
 use crate::fixture::{Document, Fixture};
 use crate::pack::{Decision, DoesNotFit, Options, Policy, Reason};
+use crate::rank::Relevance;
 pub use crate::terminal::terminal_safe;
 use crate::{Outcome, Settings, WindowsOutcome};
 
@@ -165,6 +166,41 @@ pub struct DecisionRecord<'a> {
     /// required documents, which are in every window, and skipped ones).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<usize>,
+    /// With a query: the document's place in relevance order (1 = most
+    /// relevant).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank: Option<usize>,
+    /// With a query: why it ranks there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relevance: Option<RelevanceRecord<'a>>,
+}
+
+/// A document's relevance to the query, as output.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RelevanceRecord<'a> {
+    /// The score (larger is more relevant), to four decimals.
+    pub score: f64,
+    /// The query's terms that matched its text most, best first.
+    pub terms: &'a [String],
+    /// The symbols of the query it defines or its path names.
+    pub symbols: &'a [String],
+    /// The document that uses it, when the code graph brought it in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub used_by: Option<&'a str>,
+}
+
+impl<'a> RelevanceRecord<'a> {
+    fn new(fixture: &'a Fixture, relevance: &'a Relevance) -> RelevanceRecord<'a> {
+        RelevanceRecord {
+            score: relevance.score,
+            terms: &relevance.terms,
+            symbols: &relevance.symbols,
+            used_by: relevance
+                .used_by
+                .map(|index| fixture.documents[index].id.as_str()),
+        }
+    }
 }
 
 impl<'a> DecisionRecord<'a> {
@@ -179,7 +215,18 @@ impl<'a> DecisionRecord<'a> {
             needed_tokens: tried.then_some(d.needed_tokens),
             free_tokens: tried.then_some(d.free_tokens),
             window: None,
+            rank: None,
+            relevance: None,
         }
+    }
+
+    /// With the document's relevance to the query.
+    fn with_relevance(mut self, fixture: &'a Fixture, relevance: Option<&'a Relevance>) -> Self {
+        if let Some(relevance) = relevance {
+            self.rank = Some(relevance.rank);
+            self.relevance = Some(RelevanceRecord::new(fixture, relevance));
+        }
+        self
     }
 }
 
@@ -368,7 +415,10 @@ impl<'a> Summary<'a> {
             decisions: plan
                 .decisions
                 .iter()
-                .map(|d| DecisionRecord::new(fixture, d))
+                .map(|d| {
+                    let relevance = plan.relevance.as_ref().map(|all| &all[d.index]);
+                    DecisionRecord::new(fixture, d).with_relevance(fixture, relevance)
+                })
                 .collect(),
             payload_text: with_payload.then_some(plan.payload_text.as_str()),
             request_text: plan
@@ -490,7 +540,15 @@ fn report(fixture: &Fixture, outcome: &Outcome, width: usize) -> String {
     // and the first row is the request around the documents.
     let envelope = total as i64 - selected_sum;
     out.push('\n');
-    let order = try_order(fixture, outcome.policy, &plan.decisions);
+    let order = match &plan.relevance {
+        // With a query, the rows in relevance order, required first.
+        Some(relevance) => {
+            let mut order: Vec<usize> = (0..plan.decisions.len()).collect();
+            order.sort_by_key(|&i| (!fixture.documents[i].required, relevance[i].rank));
+            order
+        }
+        None => try_order(fixture, outcome.policy, &plan.decisions),
+    };
     let table = Table {
         fixture,
         decisions: &plan.decisions,
@@ -501,6 +559,7 @@ fn report(fixture: &Fixture, outcome: &Outcome, width: usize) -> String {
         } else {
             ENVELOPE_ROW
         },
+        relevance: plan.relevance.as_deref(),
     };
     table.write(&order, Some((envelope, total)), &mut out);
     let selected = plan.order.len();
@@ -573,6 +632,8 @@ struct Table<'a> {
     width: usize,
     /// What the `(envelope)` row counts.
     envelope_row: &'static str,
+    /// With a query: each document's relevance, said after its reason.
+    relevance: Option<&'a [Relevance]>,
 }
 
 /// The `(envelope)` row of a single payload.
@@ -640,7 +701,11 @@ impl Table<'_> {
                 &tokens,
                 &decision.content_tokens.to_string(),
             );
-            out.push_str(&self.row(&prefix, &reason(decision), indent));
+            let mut text = reason(decision);
+            if let Some(relevance) = self.relevance.map(|all| &all[index]) {
+                text.push_str(&evidence(self.fixture, relevance));
+            }
+            out.push_str(&self.row(&prefix, &text, indent));
         }
         if let Some((envelope, used)) = totals {
             let first = if self.envelope_row == REQUEST_ROW {
@@ -715,6 +780,22 @@ fn reason(decision: &Decision) -> String {
             decision.free_tokens
         ),
     }
+}
+
+/// A document's relevance to the query, after its reason: its rank, the
+/// terms that matched most, the symbols, the file that uses it.
+fn evidence(fixture: &Fixture, relevance: &Relevance) -> String {
+    let mut said = vec![format!("rank {}", relevance.rank)];
+    if !relevance.terms.is_empty() {
+        said.push(format!("terms {}", relevance.terms.join(" ")));
+    }
+    if !relevance.symbols.is_empty() {
+        said.push(format!("names {}", relevance.symbols.join(" ")));
+    }
+    if let Some(user) = relevance.used_by {
+        said.push(format!("used by {}", fixture.documents[user].id));
+    }
+    format!("; {}", terminal_safe(&said.join(", ")))
 }
 
 /// `text` padded with spaces to `width` terminal columns.
@@ -838,6 +919,7 @@ pub fn write_refusal(
                 priority: options.policy.has_try_order(),
                 width: NO_WRAP,
                 envelope_row: ENVELOPE_ROW,
+                relevance: None,
             };
             table.write(&(0..decisions.len()).collect::<Vec<_>>(), None, &mut text);
             let _ = writeln!(text);
@@ -1048,6 +1130,7 @@ fn windows_report(fixture: &Fixture, outcome: &WindowsOutcome, width: usize) -> 
         priority: false,
         width,
         envelope_row: "the empty envelope, the window's label, required documents",
+        relevance: None,
     };
     let required: Vec<usize> = fixture
         .documents

@@ -293,9 +293,24 @@ pub struct Options {
     pub windows: bool,
     /// Send outlines of the source files that do not fit whole (SPEC §2.3).
     pub outline: Option<OutlineOptions>,
+    /// What the pack is for (SPEC §3.3): the documents not required are
+    /// tried in their relevance to it.
+    pub query: Option<QueryOptions>,
     /// Set by another thread to stop the pack early (`cancelled`).
     pub cancel: crate::Cancel,
 }
+
+/// A query (`--query`, `--query-file`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryOptions {
+    /// The query's text (an issue, a question).
+    pub text: String,
+}
+
+/// With a query, the share of the budget the most relevant documents fill
+/// whole before the next ones go in as outlines (`--outline-share`
+/// changes it).
+pub const QUERY_OUTLINE_SHARE_PERCENT: u8 = 70;
 
 impl Default for Options {
     fn default() -> Options {
@@ -307,6 +322,7 @@ impl Default for Options {
             excerpt: None,
             windows: false,
             outline: None,
+            query: None,
             cancel: crate::Cancel::default(),
         }
     }
@@ -318,6 +334,9 @@ pub struct OutlineOptions {
     /// The share of the budget, in percent, that whole documents may fill
     /// before the rest are sent as outlines (see `pack/outlines.rs`).
     pub share_percent: u8,
+    /// Outlines are tried in the policy's order (the relevance order, with
+    /// a query) rather than the smallest first.
+    pub in_order: bool,
 }
 
 /// The share of the budget whole documents fill first with `--outline`.
@@ -327,6 +346,7 @@ impl Default for OutlineOptions {
     fn default() -> OutlineOptions {
         OutlineOptions {
             share_percent: DEFAULT_OUTLINE_SHARE_PERCENT,
+            in_order: false,
         }
     }
 }
@@ -372,6 +392,8 @@ pub struct Plan {
     /// With a chat request: the exact count of the request holding the
     /// empty envelope (`otherInputTokens`).
     pub other_input_tokens: Option<usize>,
+    /// With a query (SPEC §3.3): each document's relevance, by index.
+    pub relevance: Option<Vec<crate::rank::Relevance>>,
 }
 
 impl Plan {
@@ -475,6 +497,28 @@ fn plan_counting(
     {
         return Err(Error::EmptyQuery.into());
     }
+    // With a query, the documents in their relevance to it; a document
+    // that does not fit whole may go in as an excerpt around the terms
+    // that weigh most (unless an excerpt query was given).
+    let ranking = options
+        .query
+        .as_ref()
+        .map(|query| crate::rank::rank(documents, &query.text));
+    let focused;
+    let options = match &ranking {
+        Some(ranking) if options.excerpt.is_none() && !ranking.focus.is_empty() => {
+            focused = Options {
+                excerpt: Some(ExcerptOptions {
+                    query: ranking.focus.join(" "),
+                    context: crate::focus::DEFAULT_CONTEXT,
+                    max_chars: crate::focus::DEFAULT_MAX_CHARS,
+                }),
+                ..options.clone()
+            };
+            &focused
+        }
+        _ => options,
+    };
     // One parallel pass: each document's content alone, its envelope entry
     // and, with omissions noted, its omitted entry.
     let notes = options.note_omissions;
@@ -520,10 +564,27 @@ fn plan_counting(
         .collect();
     selector.take_required(&required)?;
     let rest: Vec<&Document> = documents.iter().filter(|d| !d.required).collect();
-    let optimal = options
-        .policy
-        .select()
-        .select(&mut selector, &required, &rest);
+    let optimal = match &ranking {
+        // Relevance order; under `priority`, priority first, relevance
+        // within one.
+        Some(ranking) => {
+            let mut order: Vec<&Document> = ranking
+                .order
+                .iter()
+                .map(|&index| &documents[index])
+                .filter(|d| !d.required)
+                .collect();
+            if options.policy.has_try_order() {
+                order.sort_by_key(|d| std::cmp::Reverse(d.priority));
+            }
+            selector.try_in_order(order.into_iter().map(|d| d.index));
+            None
+        }
+        None => options
+            .policy
+            .select()
+            .select(&mut selector, &required, &rest),
+    };
     // A cancelled selection has skipped every trial since.
     options.cancel.check()?;
     if selector.derived_crossed {
@@ -531,7 +592,9 @@ fn plan_counting(
         // cross.
         return plan_counting(documents, counter, available, options, true, frame);
     }
-    selector.finish(optimal)
+    let mut plan = selector.finish(optimal)?;
+    plan.relevance = ranking.map(|ranking| ranking.relevance);
+    Ok(plan)
 }
 
 /// A document's focused excerpts (SPEC: all its windows of matching lines
@@ -872,6 +935,7 @@ impl<'a> Selector<'a> {
             payload_text,
             request,
             other_input_tokens: None,
+            relevance: None,
         })
     }
 }
@@ -1225,6 +1289,7 @@ mod tests {
                     }),
                     windows: false,
                     outline: None,
+                    query: None,
                     cancel: crate::Cancel::default(),
                 };
                 let by_entry = plan_counting(&documents, counter, budget, &options, false, None);
@@ -1418,7 +1483,10 @@ mod tests {
                 envelope: Envelope::ALL[envelope],
                 note_omissions: notes,
                 note_omissions_max: 2,
-                outline: Some(OutlineOptions { share_percent: share }),
+                outline: Some(OutlineOptions {
+                    share_percent: share,
+                    in_order: false,
+                }),
                 ..Options::default()
             };
             let by_entry = plan_counting(&documents, counter, budget, &options, false, None);

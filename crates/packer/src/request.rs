@@ -12,7 +12,10 @@
 //! read by the front end and set on the built request.
 
 use crate::error::{Error, RequestProblem, Setting};
-use crate::pack::{DEFAULT_OUTLINE_SHARE_PERCENT, ExcerptOptions, OutlineOptions};
+use crate::pack::{
+    DEFAULT_OUTLINE_SHARE_PERCENT, ExcerptOptions, OutlineOptions, QUERY_OUTLINE_SHARE_PERCENT,
+    QueryOptions,
+};
 use crate::{Encoding, Envelope, Options, PartialBudget, Policy, Request};
 
 /// The settings of a request by name and value, as a front end was given
@@ -64,6 +67,9 @@ pub struct RequestNames {
     /// With `outline`: the percentage of the budget whole documents fill
     /// first (default [`DEFAULT_OUTLINE_SHARE_PERCENT`]).
     pub outline_share: Option<u64>,
+    /// What the pack is for (SPEC §3.3): documents are tried in their
+    /// relevance to it.
+    pub query: Option<String>,
 }
 
 impl RequestNames {
@@ -101,15 +107,35 @@ impl RequestNames {
         {
             return Err(refused(RequestProblem::ExcerptWithoutQuery));
         }
-        let outline = match (self.outline, self.outline_share) {
+        let query = match &self.query {
+            None => None,
+            Some(text) if !crate::rank::has_terms(text) => {
+                return Err(refused(RequestProblem::QueryWithoutTerms));
+            }
+            Some(_) if policy == Policy::MaxFill => {
+                return Err(refused(RequestProblem::QueryWithMaxFill));
+            }
+            Some(text) => Some(QueryOptions { text: text.clone() }),
+        };
+        // A query fills with outlines too: the most relevant documents
+        // whole, then the next ones outlined, in relevance order.
+        let outline = match (self.outline || query.is_some(), self.outline_share) {
             (false, Some(_)) => return Err(refused(RequestProblem::OutlineShareWithoutOutline)),
             (_, Some(share)) if share > 100 => {
                 return Err(refused(RequestProblem::OutlineShareOver100 { share }));
             }
             (false, None) => None,
-            (true, share) => Some(OutlineOptions {
-                share_percent: share.map_or(DEFAULT_OUTLINE_SHARE_PERCENT, |share| share as u8),
-            }),
+            (true, share) => {
+                let default = if query.is_some() {
+                    QUERY_OUTLINE_SHARE_PERCENT
+                } else {
+                    DEFAULT_OUTLINE_SHARE_PERCENT
+                };
+                Some(OutlineOptions {
+                    share_percent: share.map_or(default, |share| share as u8),
+                    in_order: query.is_some(),
+                })
+            }
         };
         Ok(Request {
             encoding,
@@ -133,6 +159,7 @@ impl RequestNames {
                 }),
                 windows: self.windows,
                 outline,
+                query,
                 cancel: crate::Cancel::default(),
             },
             chat: None,

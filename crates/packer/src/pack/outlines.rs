@@ -88,6 +88,13 @@ const EAGER_BYTES: usize = 8 << 20;
 /// Pass 2 stops after this many outlines in a row that do not fit.
 pub(super) const MISSES: usize = 64;
 
+/// In order (with a query), outlines are made this many at a time (each
+/// the fullest that fits takes much of the room, so few are needed)...
+const ORDERED_BATCH: usize = 16;
+
+/// ...and pass 2 stops after this many in a row that do not fit.
+const ORDERED_MISSES: usize = 16;
+
 impl<'a> Outlining<'a> {
     pub(super) fn new(options: OutlineOptions, documents: &'a [Document]) -> Outlining<'a> {
         Outlining {
@@ -138,7 +145,13 @@ impl Selector<'_> {
             .copied()
             .filter(|&index| self.outlinable(index))
             .collect();
-        if let Some(outlining) = &self.outlines {
+        let in_order = self
+            .outlines
+            .as_ref()
+            .is_some_and(|outlining| outlining.options.in_order);
+        if let Some(outlining) = &self.outlines
+            && !in_order
+        {
             candidates.sort_by_key(|&index| {
                 let size = outlining.documents[index].content.len();
                 (size, outlining.rank[index])
@@ -153,7 +166,27 @@ impl Selector<'_> {
                 .sum(),
             None => 0,
         };
-        if bytes <= EAGER_BYTES {
+        if in_order {
+            // In order (relevance, with a query): each candidate as the
+            // fullest outline that fits, so the first get the most of the
+            // room, a batch parsed at a time.
+            'ordered: for batch in candidates.chunks(ORDERED_BATCH) {
+                for (&index, outcome) in batch.iter().zip(self.make_outlines(batch, Pick::Fullest))
+                {
+                    if misses >= ORDERED_MISSES {
+                        break 'ordered;
+                    }
+                    let Some(outcome) = self.outlined(index, outcome) else {
+                        continue;
+                    };
+                    if self.try_outline_levels(index, outcome, None) {
+                        misses = 0;
+                    } else {
+                        misses += 1;
+                    }
+                }
+            }
+        } else if bytes <= EAGER_BYTES {
             // Every candidate parsed at once, the briefest outlines'
             // entries smallest first (by their exact tokens).
             let outcomes = self.make_outlines(&candidates, Pick::Briefest);

@@ -310,7 +310,15 @@ pub(super) fn windows_counting(
         skipped = Some(placed);
     }
     let rest: Vec<&Document> = documents.iter().filter(|d| !d.required).collect();
-    let payload_order = options.policy.try_order(&rest, &content_tokens);
+    // With a query, each window holds its documents in relevance order.
+    let payload_order = match &options.query {
+        Some(query) => crate::rank::rank(documents, &query.text)
+            .order
+            .into_iter()
+            .filter(|&index| !documents[index].required)
+            .collect(),
+        None => options.policy.try_order(&rest, &content_tokens),
+    };
     let mut rank = vec![0; documents.len()];
     for (place, &index) in required.iter().chain(&payload_order).enumerate() {
         rank[index] = place;
