@@ -18,7 +18,10 @@
 //!    smallest files first, parsed [`BATCH`] at a time (ties in the
 //!    policy's order); either way only until [`MISSES`] outlines in a row
 //!    have not fitted, so the rest of a tree far larger than the budget is
-//!    not parsed at all.
+//!    not parsed at all. With a query, the briefest outlines go in the
+//!    policy's (the relevance) order instead, [`ORDERED_BATCH`] parsed at a
+//!    time, until [`ORDERED_MISSES`] in a row have not fitted: the files
+//!    that matter are the ones in view.
 //! 3. **Fuller outlines.** Each outlined document, in order, is sent as its
 //!    fullest outline that still fits instead.
 //! 4. **Whole, while room remains.** Each waiting document, in order, goes
@@ -88,8 +91,8 @@ const EAGER_BYTES: usize = 8 << 20;
 /// Pass 2 stops after this many outlines in a row that do not fit.
 pub(super) const MISSES: usize = 64;
 
-/// In order (with a query), outlines are made this many at a time (each
-/// the fullest that fits takes much of the room, so few are needed)...
+/// In order (with a query), outlines are made this many at a time (the
+/// most relevant first, so the first batches are the ones that matter)...
 const ORDERED_BATCH: usize = 16;
 
 /// ...and pass 2 stops after this many in a row that do not fit.
@@ -167,23 +170,16 @@ impl Selector<'_> {
             None => 0,
         };
         if in_order {
-            // In order (relevance, with a query): each candidate as the
-            // fullest outline that fits, so the first get the most of the
-            // room, a batch parsed at a time.
+            // In order (relevance, with a query): each candidate's briefest
+            // outline, the most relevant first, a batch parsed at a time;
+            // pass 3 then makes them fuller in the same order.
             'ordered: for batch in candidates.chunks(ORDERED_BATCH) {
-                for (&index, outcome) in batch.iter().zip(self.make_outlines(batch, Pick::Fullest))
+                for (&index, outcome) in batch.iter().zip(self.make_outlines(batch, Pick::Briefest))
                 {
                     if misses >= ORDERED_MISSES {
                         break 'ordered;
                     }
-                    let Some(outcome) = self.outlined(index, outcome) else {
-                        continue;
-                    };
-                    if self.try_outline_levels(index, outcome, None) {
-                        misses = 0;
-                    } else {
-                        misses += 1;
-                    }
+                    self.try_briefest(index, outcome, &mut misses, &mut made);
                 }
             }
         } else if bytes <= EAGER_BYTES {
