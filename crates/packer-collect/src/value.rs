@@ -323,7 +323,18 @@ pub fn place(id: &str) -> Place {
     }
     let top = path.dirs.is_empty();
     if top && path.stem_upper == "README" {
-        return Place::Readme;
+        // `README.md` is the README; `README.de.md`, `README.zh-CN.md` are
+        // its translations, documentation like any other.
+        let extensions = path.lower.matches('.').count();
+        return if extensions <= 1 {
+            Place::Readme
+        } else {
+            Place::Docs
+        };
+    }
+    if top && (path.lower.starts_with("readme_") || path.lower.starts_with("readme-")) {
+        // `README_zh.md`, `README-ja.md`: translations too.
+        return Place::Docs;
     }
     if top && (MANIFESTS.contains(&name) || path.lower.ends_with(".gemspec")) {
         return Place::Manifest;
@@ -381,6 +392,11 @@ mod tests {
         for (id, expected) in [
             ("README.md", Place::Readme),
             ("readme", Place::Readme),
+            ("README.rst", Place::Readme),
+            ("README.cn.md", Place::Docs),
+            ("README.de-ch.md", Place::Docs),
+            ("README_zh.md", Place::Docs),
+            ("README-ja.md", Place::Docs),
             ("Cargo.toml", Place::Manifest),
             ("package.json", Place::Manifest),
             ("foo.gemspec", Place::Manifest),
