@@ -482,11 +482,10 @@ fn files_and_directories_swapped_for_links_while_collecting_leak_nothing() {
 fn the_binary_under_a_swapping_loop_leaks_nothing_and_never_hangs() {
     let tree = SwapTree::new();
     let root = tree.root.display().to_string();
-    let deadline = Instant::now() + Duration::from_secs(8);
-    let mut runs = 0;
-    while runs < 300 && Instant::now() < deadline {
-        let started = Instant::now();
-        let run = packer_in(
+    // A fixed number of runs, each stopped as hung only far past any
+    // honest run: no assertion is about time, so a loaded machine passes.
+    for run in 0..20 {
+        let ended = crate::attacks::bounded(
             tree.root.parent().unwrap(),
             &[
                 "pack",
@@ -499,14 +498,12 @@ fn the_binary_under_a_swapping_loop_leaks_nothing_and_never_hangs() {
                 "--format",
                 "payload",
             ],
+            b"",
         );
-        assert_eq!(run.status, 0, "{}", run.stderr);
-        assert!(!run.stdout.contains(MARKER), "run {runs}");
-        assert!(!run.stderr.contains(MARKER), "run {runs}");
-        assert!(started.elapsed() < Duration::from_secs(5));
-        runs += 1;
+        assert_eq!(ended.status, Some(0), "{}", ended.stderr);
+        assert!(!ended.stdout.contains(MARKER), "run {run}");
+        assert!(!ended.stderr.contains(MARKER), "run {run}");
     }
-    assert!(runs >= 20, "{runs}");
 }
 
 #[test]
@@ -520,9 +517,14 @@ fn a_fifo_or_device_as_tokenizer_is_refused_at_once() {
         "/dev/zero".into(),
         base.path().display().to_string(),
     ] {
-        let started = Instant::now();
-        let run = packer_in(base.path(), &["count", "--tokenizer", &tokenizer, "a.txt"]);
-        assert_eq!(run.status, 3, "{}", run.stderr);
+        // A blocking open of the FIFO would hang: the bounded run fails
+        // then, whatever the machine's load.
+        let run = crate::attacks::bounded(
+            base.path(),
+            &["count", "--tokenizer", &tokenizer, "a.txt"],
+            b"",
+        );
+        assert_eq!(run.status, Some(3), "{}", run.stderr);
         assert!(
             run.stderr.contains(
                 "error[unreadable-tokenizer]: the --tokenizer file is not a regular file"
@@ -530,7 +532,6 @@ fn a_fifo_or_device_as_tokenizer_is_refused_at_once() {
             "{}",
             run.stderr
         );
-        assert!(started.elapsed() < Duration::from_secs(5));
     }
 }
 
