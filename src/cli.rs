@@ -319,7 +319,7 @@ pub(crate) fn read_input(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
     if path == Path::new("-") {
         let stdin = io::stdin().lock();
         if stdin.is_terminal() {
-            eprintln!(
+            say!(
                 "reading from standard input (a terminal): paste the text, then press Ctrl-D; or give a file path"
             );
         }
@@ -381,7 +381,7 @@ pub fn usage_error(error: &clap::Error) -> i32 {
         .filter(|line| !line.contains("as a value, use '-- "))
         .collect();
     let text = lines.join("\n").replace("\n\n\n", "\n\n");
-    eprintln!("{}", text.trim_end());
+    say!("{}", text.trim_end());
     // The first line, with the indented lines that complete it when it
     // ends in a colon ("the following required arguments were not provided:").
     let mut summary = lines
@@ -396,7 +396,7 @@ pub fn usage_error(error: &clap::Error) -> i32 {
             .collect();
         summary = format!("{} {}", summary, rest.join(", "));
     }
-    eprintln!("error[usage]: {summary}");
+    say!("error[usage]: {summary}");
     packer::error::EXIT_USAGE
 }
 

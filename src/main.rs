@@ -1,6 +1,24 @@
 //! The `packer` binary: parse the command line, run, print an error once,
 //! and exit with its status.
 
+/// `eprintln!` that does not panic when standard error is closed
+/// (`packer ... 2>&1 | head`): a line nobody can read is dropped, and the
+/// run ends as it would have.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!`, the same way.
+macro_rules! say_part {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod cli;
 
 use packer::error::EXIT_FAILURE;
@@ -25,12 +43,12 @@ fn main() {
         Ok(Ok(status)) => status,
         Ok(Err(error)) => {
             for line in ErrorList::new(&error).lines() {
-                eprintln!("{line}");
+                say!("{line}");
             }
             error.exit_status()
         }
         Err(_) => {
-            eprintln!(
+            say!(
                 "error[internal]: packer failed unexpectedly; please report it with the command line (not the capture)"
             );
             EXIT_FAILURE

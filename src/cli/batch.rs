@@ -131,8 +131,8 @@ pub fn batch(args: BatchArgs) -> Result<i32, Error> {
         for message in &error.messages {
             // `error[CODE]: MESSAGE` becomes `error[CODE]: input line N: MESSAGE`.
             match message.split_once("]: ") {
-                Some((code, rest)) => eprintln!("{code}]: input line {}: {rest}", error.line),
-                None => eprintln!("{message}"),
+                Some((code, rest)) => say!("{code}]: input line {}: {rest}", error.line),
+                None => say!("{message}"),
             }
         }
     };

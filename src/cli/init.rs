@@ -58,7 +58,7 @@ pub fn run(args: &InitArgs) -> Result<i32, Error> {
     };
     file.write_all(text.as_bytes())
         .map_err(|error| Error::Output { kind: error.kind() })?;
-    eprintln!("wrote {shown}; packer pack --dir now reads it (flags still win)");
+    say!("wrote {shown}; packer pack --dir now reads it (flags still win)");
     Ok(EXIT_OK)
 }
 

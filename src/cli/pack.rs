@@ -207,7 +207,7 @@ fn first_mistake_hint(args: &PackArgs, error: &Error) {
         ),
         _ => return,
     };
-    eprintln!("{hint}");
+    say!("{hint}");
 }
 
 pub fn run(args: PackArgs) -> Result<i32, Error> {
@@ -359,7 +359,7 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
         with_stdout(|out| output::write_report(fixture, &outcome, width, &mut *out))?;
     } else {
         if terminal && format == Format::Json {
-            eprintln!("hint: --format report prints a table for people; json is for scripts");
+            say!("hint: --format report prints a table for people; json is for scripts");
         }
         with_stdout(|out| output::write(fixture, &outcome, format, &mut *out))?;
     }

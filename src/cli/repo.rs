@@ -194,7 +194,7 @@ pub fn progress() -> impl FnMut(usize) {
     let tty = io::stderr().is_terminal();
     move |seen| {
         if tty && seen % 200 == 0 {
-            eprint!("\rcollecting: {seen} files");
+            say_part!("\rcollecting: {seen} files");
         }
     }
 }
@@ -204,10 +204,10 @@ pub fn progress() -> impl FnMut(usize) {
 /// first on a terminal).
 pub fn report(collection: &Collection, options: &CollectOptions) {
     if io::stderr().is_terminal() {
-        eprint!("\r\x1b[K");
+        say_part!("\r\x1b[K");
     }
     for (path, reason) in &collection.skipped {
-        eprintln!(
+        say!(
             "skipped {}: {}",
             packer::output::terminal_safe(path),
             reason.describe()
@@ -220,9 +220,9 @@ pub fn report(collection: &Collection, options: &CollectOptions) {
             .filter(|d| d.id != collect::TREE_ID)
             .count();
         if list.is_empty() {
-            eprintln!("warning: the --files-from list names no file; nothing is collected");
+            say!("warning: the --files-from list names no file; nothing is collected");
         } else if files == 0 {
-            eprintln!(
+            say!(
                 "warning: no path of the --files-from list ({} listed) became a document; the lines above say why",
                 list.len()
             );
@@ -230,19 +230,19 @@ pub fn report(collection: &Collection, options: &CollectOptions) {
     }
     let last = collection.placed_last();
     for (id, rule) in last.iter().take(PLACED_LAST_LISTED) {
-        eprintln!(
+        say!(
             "placed last: {} ({rule})",
             packer::output::terminal_safe(id)
         );
     }
     if last.len() > PLACED_LAST_LISTED {
-        eprintln!(
+        say!(
             "placed last: {} more low-value files",
             last.len() - PLACED_LAST_LISTED
         );
     }
     if collection.changed > 0 {
-        eprintln!(
+        say!(
             "note: {} file(s) became symbolic links, or moved under one, while the directory was collected; they were left out",
             collection.changed
         );
@@ -250,7 +250,7 @@ pub fn report(collection: &Collection, options: &CollectOptions) {
     let urls_from_git =
         options.base_url.is_none() && collection.documents.iter().any(|d| d.url.is_some());
     if urls_from_git && let Some(checkout) = collection.checkout.as_ref().filter(|c| c.dirty) {
-        eprintln!(
+        say!(
             "note: the directory has uncommitted changes; urls point at commit {}",
             checkout.commit
         );

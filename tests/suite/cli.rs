@@ -1271,3 +1271,31 @@ fn a_packer_toml_can_ask_for_windows() {
     ]);
     assert_eq!(run.status, 2);
 }
+
+#[test]
+fn closed_output_pipes_end_the_run_as_success() {
+    use std::process::Stdio;
+    let dir = tempdir().join("closed-pipes");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("README.md"), "# Tree\n").unwrap();
+    // Every binary file is a line on standard error.
+    for i in 0..400 {
+        fs::write(dir.join(format!("blob{i}.bin")), b"\0binary\0").unwrap();
+    }
+    for _ in 0..5 {
+        let mut child = common::packer()
+            .args(["pack", "--dir"])
+            .arg(&dir)
+            .args(["--budget", "2000", "--format", "report"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Both read ends closed at once: every write of packer's fails.
+        drop(child.stdout.take());
+        drop(child.stderr.take());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(0), "{status:?}");
+    }
+}

@@ -11,6 +11,15 @@
 //! The command line parses `packer mcp`'s flags into [`Settings`] and calls
 //! [`run`]; nothing here knows the command line.
 
+/// `eprintln!` that does not panic when standard error is closed: the
+/// server's log is for people, and a closed one must not end the server.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod jsonrpc;
 mod sandbox;
 mod summary;
@@ -625,7 +634,7 @@ impl ServerHandler for Server {
             Err(error) => Err(error),
         };
         if let Err(error) = &answer {
-            eprintln!(
+            say!(
                 "packer mcp: {} failed: error[{}]",
                 log_safe(&request.name),
                 error.code()
@@ -661,7 +670,7 @@ pub fn run(args: Settings) -> Result<i32, packer::Error> {
                 || ".".to_owned(),
                 |root| packer::output::terminal_safe(&root.to_string_lossy()),
             );
-            eprintln!("error[usage]: --root {root} is not a directory that can be read");
+            say!("error[usage]: --root {root} is not a directory that can be read");
             return Ok(EXIT_USAGE);
         }
     };
@@ -688,7 +697,7 @@ pub fn run(args: Settings) -> Result<i32, packer::Error> {
         .build()
         .map_err(|error| packer::Error::Output { kind: error.kind() })?;
     runtime.block_on(async move {
-        eprintln!(
+        say!(
             "packer mcp {}: serving on standard input and output",
             env!("CARGO_PKG_VERSION")
         );
@@ -697,14 +706,14 @@ pub fn run(args: Settings) -> Result<i32, packer::Error> {
         let service = match server.serve(transport).await {
             Ok(service) => service,
             Err(error) => {
-                eprintln!("error[mcp-session]: the session did not start: {error}");
+                say!("error[mcp-session]: the session did not start: {error}");
                 return Ok(EXIT_FAILURE);
             }
         };
         match service.waiting().await {
             Ok(_) => Ok(EXIT_OK),
             Err(_) => {
-                eprintln!("error[internal]: the server stopped unexpectedly");
+                say!("error[internal]: the server stopped unexpectedly");
                 Ok(EXIT_FAILURE)
             }
         }

@@ -242,7 +242,7 @@ async fn write_line<W: AsyncWrite + Unpin>(writer: &Mutex<W>, line: &[u8]) -> io
 /// One line of the server's log on standard error (fixed text and numbers
 /// only: nothing a client sent).
 fn log(message: &str) {
-    eprintln!("packer mcp: {message}");
+    say!("packer mcp: {message}");
 }
 
 /// What [`IdScanner`] learned of a line.
