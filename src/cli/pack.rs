@@ -302,7 +302,8 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     let packed = match &args.dir {
         Some(_) => {
             let collection = prepared.collect(repo::progress())?;
-            repo::report(&collection, prepared.collect_options());
+            let dir = prepared.directory().expect("a directory job");
+            repo::report(dir, &collection, prepared.collect_options());
             read.extend(&collection.opened);
             prepared.pack_collection(collection)?
         }

@@ -183,7 +183,7 @@ impl CollectFlags {
             config.fill_collect(&mut options)?;
         }
         let collection = collect::collect(dir, &options, progress())?;
-        report(&collection, &options);
+        report(dir, &collection, &options);
         Ok(collection)
     }
 }
@@ -200,9 +200,9 @@ pub fn progress() -> impl FnMut(usize) {
 }
 
 /// Lists on standard error what the collection left out and why, what it
-/// placed last, and what changed while it ran (clearing the progress line
-/// first on a terminal).
-pub fn report(collection: &Collection, options: &CollectOptions) {
+/// placed last, what changed while it ran, and the patterns that matched
+/// nothing (clearing the progress line first on a terminal).
+pub fn report(dir: &Path, collection: &Collection, options: &CollectOptions) {
     if io::stderr().is_terminal() {
         say_part!("\r\x1b[K");
     }
@@ -245,6 +245,16 @@ pub fn report(collection: &Collection, options: &CollectOptions) {
         say!(
             "note: {} file(s) became symbolic links, or moved under one, while the directory was collected; they were left out",
             collection.changed
+        );
+    }
+    for (kind, pattern) in collect::unmatched_patterns(dir, options, collection) {
+        let flag = match kind {
+            collect::Pattern::Glob => "--glob",
+            collect::Pattern::Priority => "--priority",
+        };
+        say!(
+            "warning: {flag} '{}' matches no collected file",
+            packer::output::terminal_safe(&pattern)
         );
     }
     let urls_from_git =

@@ -1665,3 +1665,50 @@ fn a_flag_given_at_its_default_still_wins_over_packer_toml() {
     assert_eq!(omitted(&[]), 1);
     assert!(omitted(&["--note-omissions", "--note-omissions-max", "50"]) > 1);
 }
+
+#[test]
+fn a_glob_or_priority_that_matches_no_file_is_named_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(
+        dir.path(),
+        &[("README.md", "# Tree\n"), ("src/lib.rs", "pub fn f() {}\n")],
+    );
+    let run = packer(
+        dir.path(),
+        &[
+            "pack",
+            "--dir",
+            ".",
+            "--budget",
+            "500",
+            "--glob",
+            "*.md",
+            "--glob",
+            "src/**",
+            "--glob",
+            "lib/**",
+            "--glob",
+            "!vendor/**",
+            "--priority",
+            "src/**=5",
+            "--priority",
+            "docs/**=3",
+            "--format",
+            "summary",
+        ],
+        b"",
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            "warning: --glob 'lib/**' matches no collected file",
+            "warning: --priority 'docs/**=3' matches no collected file",
+        ]
+    );
+}
