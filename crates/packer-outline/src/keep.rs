@@ -42,6 +42,9 @@ pub(crate) struct Keep<'a> {
     reparsed: Rc<RefCell<Reparsed>>,
     /// The file's comments and attributes.
     index: Index,
+    /// The lines that hold nothing but (part of) a comment, from the
+    /// file's own tree, found once by [`Keep::index`] for every level.
+    comment_lines: Rc<[usize]>,
     /// The stack of comments and attributes above each line asked for so
     /// far (see [`Keep::leading`]).
     stacks: RefCell<HashMap<usize, Rc<[Above]>>>,
@@ -114,6 +117,7 @@ impl<'a> Keep<'a> {
             source,
             grammar,
             index: Index::default(),
+            comment_lines: Rc::from([]),
             stacks: RefCell::default(),
             led: HashSet::new(),
             attribute_answers: RefCell::default(),
@@ -139,6 +143,7 @@ impl<'a> Keep<'a> {
             source: self.source,
             grammar: self.grammar.clone(),
             index: self.index.clone(),
+            comment_lines: Rc::clone(&self.comment_lines),
             stacks: RefCell::default(),
             led: HashSet::new(),
             attribute_answers: RefCell::default(),
@@ -202,7 +207,7 @@ impl<'a> Keep<'a> {
     pub(crate) fn line(&self, row: usize) -> &'a str {
         self.spans
             .get(row)
-            .and_then(|span| std::str::from_utf8(&self.src[span.clone()]).ok())
+            .and_then(|span| self.source.get(span.clone()))
             .unwrap_or("")
     }
 
@@ -271,7 +276,18 @@ impl<'a> Keep<'a> {
     /// (tree-sitter finds a previous sibling by walking the siblings before
     /// it, which a file of many items would make quadratic).
     pub(crate) fn index(&mut self, root: Node<'_>) {
-        index_into(&mut self.index, root);
+        let mut lines = Vec::new();
+        let (index, source, spans) = (&mut self.index, self.source, &self.spans);
+        preorder(root, |node, _| {
+            let comment = record(index, node);
+            if comment {
+                comment_only_lines(source, spans, node, &mut lines);
+            }
+            !comment
+        });
+        lines.sort_unstable();
+        lines.dedup();
+        self.comment_lines = lines.into();
     }
 
     /// The attributes and comments stacked right above line `row`, nearest
@@ -411,35 +427,12 @@ impl<'a> Keep<'a> {
 
     /// Elides every line that holds nothing but (part of) a comment: below
     /// [`Detail::Full`] the comments inside kept declarations go too.
-    pub(crate) fn drop_comment_lines(&mut self, root: Node<'_>) {
-        preorder(root, |node, _| {
-            if !is_comment(node) {
-                return true;
+    pub(crate) fn drop_comment_lines(&mut self) {
+        for &row in self.comment_lines.iter() {
+            if let Some(kept) = self.rows.get_mut(row) {
+                *kept = false;
             }
-            let (start, end) = (node.start_position(), node.end_position());
-            for row in start.row..=end_row(node) {
-                if row >= self.rows.len() {
-                    break;
-                }
-                let line = self.line(row);
-                let before = if row == start.row {
-                    line.get(..start.column)
-                } else {
-                    Some("")
-                };
-                let after = if row == end.row {
-                    line.get(end.column..)
-                } else {
-                    Some("")
-                };
-                if before.is_some_and(|text| text.trim().is_empty())
-                    && after.is_some_and(|text| text.trim().is_empty())
-                {
-                    self.rows[row] = false;
-                }
-            }
-            false
-        });
+        }
     }
 
     /// The kept lines as ranges.
@@ -478,21 +471,58 @@ impl Reparsed {
 
 /// Records the comments and attributes under `root` in `index`.
 fn index_into(index: &mut Index, root: Node<'_>) {
-    preorder(root, |node, _| {
-        let attribute = is_attribute(node);
-        if attribute || is_comment(node) {
-            let start = node.start_position();
-            let found = Above {
-                first: start.row,
-                last: end_row(node),
-                column: start.column,
-                attribute,
-                bytes: node.byte_range(),
-            };
-            index.record(&found);
+    preorder(root, |node, _| !record(index, node));
+}
+
+/// Records `node` in `index` when it is a comment or an attribute; returns
+/// whether it is a comment (whose inside is not walked).
+fn record(index: &mut Index, node: Node<'_>) -> bool {
+    let attribute = is_attribute(node);
+    let comment = is_comment(node);
+    if attribute || comment {
+        let start = node.start_position();
+        let found = Above {
+            first: start.row,
+            last: end_row(node),
+            column: start.column,
+            attribute,
+            bytes: node.byte_range(),
+        };
+        index.record(&found);
+    }
+    comment
+}
+
+/// Adds to `lines` each line of comment `node` that holds nothing else
+/// (only whitespace before it on its first line and after it on its last).
+fn comment_only_lines(
+    source: &str,
+    spans: &[Range<usize>],
+    node: Node<'_>,
+    lines: &mut Vec<usize>,
+) {
+    let (start, end) = (node.start_position(), node.end_position());
+    for row in start.row..=end_row(node) {
+        let Some(span) = spans.get(row) else {
+            break;
+        };
+        let line = source.get(span.clone()).unwrap_or("");
+        let before = if row == start.row {
+            line.get(..start.column)
+        } else {
+            Some("")
+        };
+        let after = if row == end.row {
+            line.get(end.column..)
+        } else {
+            Some("")
+        };
+        if before.is_some_and(|text| text.trim().is_empty())
+            && after.is_some_and(|text| text.trim().is_empty())
+        {
+            lines.push(row);
         }
-        !is_comment(node)
-    });
+    }
 }
 
 impl Index {

@@ -393,7 +393,7 @@ fn kept_lines(
         let mut keep = indexed.fresh(detail);
         lang::walk(language, &mut keep, tree.root_node());
         if detail != Detail::Full {
-            keep.drop_comment_lines(tree.root_node());
+            keep.drop_comment_lines();
         }
         keep.fill_short_gaps();
         levels.push(keep.ranges());
@@ -463,7 +463,7 @@ fn heads<'a>(
         keep.every_item = true;
         lang::walk(language, &mut keep, root);
     }
-    keep.drop_comment_lines(root);
+    keep.drop_comment_lines();
     keep
 }
 
