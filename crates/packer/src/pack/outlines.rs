@@ -20,8 +20,9 @@
 //!    have not fitted, so the rest of a tree far larger than the budget is
 //!    not parsed at all. With a query, the briefest outlines go in the
 //!    policy's (the relevance) order instead, [`ORDERED_BATCH`] parsed at a
-//!    time, until [`ORDERED_MISSES`] in a row have not fitted: the files
-//!    that matter are the ones in view.
+//!    time, until [`ORDERED_MISSES`] in a row have not fitted, and only for
+//!    the [`ORDERED_MOST`] most relevant: the files that matter are the
+//!    ones in view.
 //! 3. **Fuller outlines.** Each outlined document, in order, is sent as its
 //!    fullest outline that still fits instead.
 //! 4. **Whole, while room remains.** Each waiting document, in order, goes
@@ -98,6 +99,12 @@ const ORDERED_BATCH: usize = 16;
 /// ...and pass 2 stops after this many in a row that do not fit.
 const ORDERED_MISSES: usize = 16;
 
+/// In order, only this many of the waiting files (the most relevant) are
+/// outlined at all: the tree listing names every file, and past this rank
+/// an outline rarely holds what the query is about (on the development
+/// tasks of `scripts/relevance`, 99% of a fix's files rank within it).
+const ORDERED_MOST: usize = 64;
+
 impl<'a> Outlining<'a> {
     pub(super) fn new(options: OutlineOptions, documents: &'a [Document]) -> Outlining<'a> {
         Outlining {
@@ -173,6 +180,7 @@ impl Selector<'_> {
             // In order (relevance, with a query): each candidate's briefest
             // outline, the most relevant first, a batch parsed at a time;
             // pass 3 then makes them fuller in the same order.
+            candidates.truncate(ORDERED_MOST);
             'ordered: for batch in candidates.chunks(ORDERED_BATCH) {
                 for (&index, outcome) in batch.iter().zip(self.make_outlines(batch, Pick::Briefest))
                 {
