@@ -6,10 +6,10 @@
 //! entry points, library source, documentation, tests, examples and
 //! benches, other files; and last, whatever low-value rule it
 //! matches (licences, changelogs and release notes, `*.orig`, lock files,
-//! generated, minified and vendored files). [`super::collect`] sorts by
-//! priority (`--priority` rules) first, then puts the low-value files
-//! after the others, then orders by place (or, with `--git-order`, by the
-//! last change), then by path.
+//! minified files, build output, generated and vendored files).
+//! [`super::collect`] sorts by priority (`--priority` rules) first, then
+//! puts the low-value files after the others, then orders by place (or,
+//! with `--git-order`, by the last change), then by path.
 
 /// Where a file goes in the value order; earlier variants go first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -69,7 +69,7 @@ impl Place {
 type Rule = (&'static str, fn(&Path) -> bool);
 
 /// The low-value rules, in the order they are tried.
-const LOW_VALUE: [Rule; 11] = [
+const LOW_VALUE: [Rule; 12] = [
     ("vendored", |p| {
         p.dirs.iter().any(|d| VENDOR_DIRS.contains(&d.as_str()))
     }),
@@ -102,11 +102,18 @@ const LOW_VALUE: [Rule; 11] = [
         p.name.ends_with(".orig") || p.name.ends_with(".rej")
     }),
     ("minified", |p| {
-        [
-            ".min.js", ".min.css", ".min.mjs", "-min.js", ".js.map", ".css.map",
-        ]
-        .iter()
-        .any(|end| p.lower.ends_with(end))
+        [".min.js", ".min.css", ".min.mjs", ".min.cjs", "-min.js"]
+            .iter()
+            .any(|end| p.lower.ends_with(end))
+    }),
+    ("build output", |p| {
+        p.dirs.iter().any(|d| d == "dist")
+            || [".js.map", ".mjs.map", ".cjs.map", ".css.map", ".ts.map"]
+                .iter()
+                .any(|end| p.lower.ends_with(end))
+            || [".bundle.", ".umd.", ".cjs.development.", ".cjs.production."]
+                .iter()
+                .any(|part| p.lower.contains(part))
     }),
     ("generated", |p| {
         [
@@ -447,6 +454,18 @@ mod tests {
             ("go.sum", Place::Last("lock file")),
             ("Cargo.toml.orig", Place::Last("*.orig")),
             ("dist/app.min.js", Place::Last("minified")),
+            ("assets/app.min.cjs", Place::Last("minified")),
+            (
+                "dist/cjs/immer.cjs.development.js",
+                Place::Last("build output"),
+            ),
+            ("dist/immer.d.ts", Place::Last("build output")),
+            ("packages/ui/dist/index.js", Place::Last("build output")),
+            ("public/app.bundle.js", Place::Last("build output")),
+            ("lib/vue.umd.js", Place::Last("build output")),
+            ("static/app.js.map", Place::Last("build output")),
+            ("dist/types.d.ts.map", Place::Last("build output")),
+            ("build/build.ts", Place::Source),
             ("api/service.pb.go", Place::Last("generated")),
             ("src/generated/types.ts", Place::Last("generated")),
             ("vendor/github.com/x/y.go", Place::Last("vendored")),
