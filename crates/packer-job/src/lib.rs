@@ -9,8 +9,9 @@
 //! given (given values win, the file's limits only lower), the directory's
 //! budget rule, the request built and checked, the tokenizer file and the
 //! chat request loaded (inside the roots when there are roots), the chat
-//! template sent to its worker. [`Prepared::run`] collects the directory
-//! and packs, once or into windows. A front end turns its inputs into a
+//! template sent to its worker. [`Prepared::pack_directory`] collects the
+//! directory and packs, once or into windows ([`Prepared::pack_fixture`]
+//! packs a fixture). A front end turns its inputs into a
 //! `Job` and the [`Packed`] result into its own output, nothing more.
 
 use std::path::{Path, PathBuf};

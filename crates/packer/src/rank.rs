@@ -3,17 +3,17 @@
 //! Deterministic and offline. Four signals, each scaled to its largest
 //! value over the documents, then added with fixed weights:
 //!
-//! - **lexical** ([`lexical`]): BM25 of the query's terms over each
+//! - **lexical** (`rank/lexical.rs`): BM25 of the query's terms over each
 //!   document's text, and the query's terms in its path (weight 1 and
 //!   0.5); terms are words and identifiers split at `_` and case changes
-//!   ([`terms`]);
-//! - **symbols** ([`symbols`]): what the query names as code (identifiers
+//!   (`rank/terms.rs`);
+//! - **symbols** (`rank/symbols.rs`): what the query names as code (identifiers
 //!   in backticks, `camelCase`, `snake_case`, calls, paths) found among the
 //!   names a source file defines, or in its path (weight 0.3);
-//! - **graph** ([`graph`]): personalized PageRank over the uses between
+//! - **graph** (`rank/graph.rs`): personalized PageRank over the uses between
 //!   source files (a file uses what another defines when it names it),
 //!   from the documents the first two matched (weight 0.2);
-//! - **prior** ([`prior`]): the default order as a small score (the first
+//! - **prior** (`rank/prior.rs`): the default order as a small score (the first
 //!   document 0.05, the last 0), and the sum multiplied by a factor for the
 //!   kind of file: tests, examples and benchmarks 0.3, documentation 0.5
 //!   (not the README), data and configuration 0.7.
