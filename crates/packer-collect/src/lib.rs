@@ -23,6 +23,7 @@
 pub mod config;
 pub mod git;
 mod ignores;
+mod imports;
 pub mod priority;
 pub mod secrets;
 mod tree;
@@ -208,7 +209,7 @@ impl Collection {
         self.documents
             .iter()
             .filter(|d| d.priority <= 0)
-            .filter_map(|d| match value::place(&d.id) {
+            .filter_map(|d| match value::place_in(&d.id, &d.content) {
                 value::Place::Last(rule) if d.id != TREE_ID => Some((d.id.as_str(), rule)),
                 _ => None,
             })
@@ -716,22 +717,42 @@ fn order(dir: &Path, documents: &mut [CollectedDocument], options: &CollectOptio
         HashMap::new()
     };
     let rank = |d: &CollectedDocument| ranks.get(&d.id).copied().unwrap_or(usize::MAX);
-    let place = |d: &CollectedDocument| value::place_of(&d.id, d.content.len());
+    let place = |d: &CollectedDocument| value::place_in(&d.id, &d.content);
     // Entry points and source of the package with the most source first
-    // (the main crate of a workspace before its satellites), then by path.
+    // (the main crate of a workspace before its satellites); within a
+    // package the shallowest files first, the most imported first among
+    // them (the core before adapters and helpers), then by path.
     let mut package_bytes: HashMap<String, usize> = HashMap::new();
     for d in documents.iter().filter(|d| place(d).is_code()) {
         *package_bytes
             .entry(value::package(&d.id).to_owned())
             .or_default() += d.content.len();
     }
+    let fan_in: HashMap<String, usize> = if options.git_order {
+        HashMap::new()
+    } else {
+        let files: Vec<(&str, &str)> = documents
+            .iter()
+            .map(|d| (d.id.as_str(), d.content.as_str()))
+            .collect();
+        let code: Vec<bool> = documents.iter().map(|d| place(d).is_code()).collect();
+        let counts = imports::fan_in(&files, &code);
+        documents
+            .iter()
+            .zip(counts)
+            .filter(|(_, count)| *count > 0)
+            .map(|(d, count)| (d.id.clone(), count))
+            .collect()
+    };
     documents.sort_by_cached_key(|d| {
         let place = place(d);
-        let (package, name) = if place.is_code() && !options.git_order {
+        let (package, name, depth, imported) = if place.is_code() && !options.git_order {
             let name = value::package(&d.id);
-            (package_bytes[name], name.to_owned())
+            let depth = d.id[name.len()..].matches('/').count();
+            let imported = fan_in.get(&d.id).copied().unwrap_or(0);
+            (package_bytes[name], name.to_owned(), depth, imported)
         } else {
-            (0, String::new())
+            (0, String::new(), 0, 0)
         };
         let (place, rank) = if options.git_order {
             (place.is_low_value().then_some(place), rank(d))
@@ -744,6 +765,8 @@ fn order(dir: &Path, documents: &mut [CollectedDocument], options: &CollectOptio
             rank,
             Reverse(package),
             name,
+            depth,
+            Reverse(imported),
             d.id.clone(),
         )
     });
