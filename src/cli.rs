@@ -454,7 +454,7 @@ mod tests {
             panic!("not pack");
         };
         assert_eq!(args.policy, None);
-        assert_eq!(args.format, pack::FormatArg::Json);
+        assert_eq!(args.format, None);
         assert_eq!(args.input.max_input_bytes, 1_048_576);
         assert_eq!(args.input.max_documents, 100);
         assert!(!args.note_omissions);

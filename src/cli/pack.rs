@@ -28,9 +28,10 @@ pub struct PackArgs {
     #[arg(long, value_parser = policy_names())]
     pub policy: Option<Policy>,
 
-    /// What to print on standard output
-    #[arg(long, value_enum, default_value_t = FormatArg::Json)]
-    pub format: FormatArg,
+    /// What to print on standard output [default: report on a terminal,
+    /// json otherwise]
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
 
     /// Also write the exact payload to FILE
     #[arg(long, value_name = "FILE")]
@@ -221,7 +222,14 @@ pub fn run(args: PackArgs) -> Result<i32, Error> {
         );
         return Ok(usage_error(&error));
     }
-    let format = args.format.format();
+    // People read a table; scripts and pipes get JSON.
+    let format = args.format.map_or_else(
+        || match io::stdout().is_terminal() {
+            true => Format::Report,
+            false => Format::Json,
+        },
+        FormatArg::format,
+    );
     let result = pack_with(&args, format);
     if let Err(error) = &result
         && error.exit_status() == packer::error::EXIT_INVALID_INPUT
@@ -242,7 +250,7 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     // the directory is not walked yet.
     let prepared = packer_job::prepare(&job, args.dir.as_deref())?;
     let request = prepared.request();
-    if args.format == FormatArg::Request && request.chat.is_none() {
+    if args.format == Some(FormatArg::Request) && request.chat.is_none() {
         use clap::CommandFactory;
         let error = Cli::command().error(
             clap::error::ErrorKind::MissingRequiredArgument,
@@ -312,6 +320,7 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
                 .input
                 .load()
                 .inspect_err(|error| first_mistake_hint(args, error))?;
+            unused_priorities_hint(&fixture, request);
             prepared.pack_fixture(fixture)
         }
     };
@@ -354,17 +363,27 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
     if let Some(out) = &args.payload_out {
         payload_out::write(out, outcome.plan.payload_text.as_bytes(), &read)?;
     }
-    let terminal = io::stdout().is_terminal();
     if format == Format::Report {
-        let width = report_width(terminal);
+        let width = report_width(io::stdout().is_terminal());
         with_stdout(|out| output::write_report(fixture, &outcome, width, &mut *out))?;
     } else {
-        if terminal && format == Format::Json {
-            say!("hint: --format report prints a table for people; json is for scripts");
-        }
         with_stdout(|out| output::write(fixture, &outcome, format, &mut *out))?;
     }
     Ok(EXIT_OK)
+}
+
+/// On standard error: a capture's priorities go unused when the policy
+/// is not `priority` (a query with `priority` uses them too).
+fn unused_priorities_hint(fixture: &packer::Fixture, request: &packer::Request) {
+    let with = fixture.documents.iter().filter(|d| d.priority != 0).count();
+    if with > 0 && request.options.policy != packer::Policy::Priority {
+        let policy = request.options.policy.name();
+        say!(
+            "note: {with} of {} documents carry a priority, which the {policy} policy does not \
+             use; --policy priority tries them by priority first",
+            fixture.documents.len()
+        );
+    }
 }
 
 /// `--query`, or the text of `--query-file` (UTF-8, at most
@@ -452,7 +471,7 @@ fn job(args: &PackArgs) -> Result<packer_job::Job, Error> {
 /// checked before anything is read: the exit status, once reported.
 fn windows_usage(windows: bool, args: &PackArgs) -> Option<i32> {
     use clap::CommandFactory;
-    let message = if windows && args.format == FormatArg::Payload {
+    let message = if windows && args.format == Some(FormatArg::Payload) {
         "--format payload prints one payload; with --windows, give --out-dir DIR for each \
          window's payload (and --format json, summary or report)"
     } else if windows && args.payload_out.is_some() {

@@ -814,7 +814,7 @@ fn payload_out_dash_is_refused() {
 }
 
 /// On a terminal (a pseudo-terminal made by `script`), reading the fixture
-/// from standard input says so, and the JSON output mentions the report.
+/// from standard input says so, and the default output is the report.
 #[test]
 fn hints_on_a_terminal() {
     let Ok(script) = which("script") else {
@@ -831,14 +831,17 @@ fn hints_on_a_terminal() {
             .unwrap();
         String::from_utf8_lossy(&output.stdout).into_owned()
     };
+    let report = run(format!("{binary} pack fixtures/guide.json --format report"));
     let text = run(format!("{binary} pack fixtures/guide.json"));
     assert!(
-        text.contains("hint: --format report prints a table for people"),
+        text.contains("usedTokens") || text.contains("used"),
         "{text}"
     );
-    let text = run(format!(
-        "{binary} pack fixtures/guide.json --format summary"
-    ));
+    assert!(!text.trim_start().starts_with('{'), "{text}");
+    assert_eq!(text, report);
+    // Asked for, JSON still goes to the terminal.
+    let text = run(format!("{binary} pack fixtures/guide.json --format json"));
+    assert!(text.trim_start().starts_with('{'), "{text}");
     assert!(!text.contains("hint:"), "{text}");
     // Standard input is the terminal; `script` closes it at once.
     let text = run(format!("{binary} pack - --format summary"));
@@ -848,9 +851,25 @@ fn hints_on_a_terminal() {
         ),
         "{text}"
     );
-    // Not on a terminal: no hint at all.
+    // Not on a terminal: no hint at all, and JSON by default.
     let run = exec(&["pack", "-"]);
     assert!(!run.stderr.contains("terminal"), "{}", run.stderr);
+    assert!(ok(&["pack", "fixtures/guide.json"]).starts_with("{\n"));
+}
+
+/// A capture's priorities under a policy that does not use them are named,
+/// with the policy that does.
+#[test]
+fn priorities_the_policy_ignores_are_named() {
+    let run = exec(&["pack", "fixtures/priority.json", "--format", "summary"]);
+    assert_eq!(run.status, 0);
+    assert_eq!(
+        run.stderr,
+        "note: 5 of 6 documents carry a priority, which the in-order policy does not use; \
+         --policy priority tries them by priority first\n"
+    );
+    let run = exec(&["pack", "fixtures/priority.json", "--policy", "priority"]);
+    assert_eq!((run.status, run.stderr.as_str()), (0, ""));
 }
 
 fn which(name: &str) -> Result<PathBuf, ()> {
