@@ -165,7 +165,7 @@ def pack_directory(
     priorities: Optional[list[str]] = None,
     git_order: bool = False,
     files: Optional[list[str]] = None,
-    tree: Optional[Literal["required", "optional"]] = None,
+    tree: Optional[Union[bool, Literal["required", "optional"]]] = None,
     base_url: Optional[str] = None,
     hidden: bool = False,
     no_ignore: bool = False,

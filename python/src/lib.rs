@@ -408,6 +408,13 @@ fn refused(fixture: &Fixture, request: &Request, failure: &packer::Failure) -> F
     Failure::new(failure.error(), refusal)
 }
 
+/// ``tree``: a name, or ``True``/``False`` as the command line's ``--tree``.
+#[derive(FromPyObject)]
+enum TreeArg {
+    Flag(bool),
+    Name(String),
+}
+
 /// Packs the text files under the directory ``path`` as ``packer pack
 /// --dir PATH --format json`` does, and returns the same object.
 ///
@@ -419,8 +426,8 @@ fn refused(fixture: &Fixture, request: &Request, failure: &packer::Failure) -> F
 /// given). ``globs`` narrow, ``priorities`` are ``"GLOB=N"`` rules (the last
 /// matching one wins), ``git_order`` puts recently changed files first
 /// within a priority, ``files`` collects exactly those relative paths, and
-/// ``tree`` (``"required"`` or ``"optional"``) adds the directory tree as
-/// a document. The directory's ``packer.toml`` (or ``.packer.toml``), or
+/// ``tree`` (``"required"`` or ``True``, ``"optional"``) adds the
+/// directory tree as a document. The directory's ``packer.toml`` (or ``.packer.toml``), or
 /// the file ``config`` names, fills every setting not given here, as on
 /// the command line; ``no_config=True`` ignores it. A budget is needed:
 /// ``budget`` or the separate budget values (those not given are 0), or
@@ -468,7 +475,7 @@ fn pack_directory(
     priorities: Option<Vec<String>>,
     git_order: bool,
     files: Option<Vec<String>>,
-    tree: Option<&str>,
+    tree: Option<TreeArg>,
     base_url: Option<String>,
     hidden: bool,
     no_ignore: bool,
@@ -521,18 +528,21 @@ fn pack_directory(
             )
         })?;
     let tree = match tree {
-        None => packer_collect::TreeOption::None,
-        Some(name) => packer_collect::TreeOption::from_name(name).ok_or_else(|| {
-            usage(
-                py,
-                format!(
-                    "tree must be {}",
-                    packer_collect::TreeOption::NAMES
-                        .map(|n| format!("\"{n}\""))
-                        .join(" or ")
-                ),
-            )
-        })?,
+        None | Some(TreeArg::Flag(false)) => packer_collect::TreeOption::None,
+        Some(TreeArg::Flag(true)) => packer_collect::TreeOption::Required,
+        Some(TreeArg::Name(name)) => {
+            packer_collect::TreeOption::from_name(&name).ok_or_else(|| {
+                usage(
+                    py,
+                    format!(
+                        "tree must be {}, True or False",
+                        packer_collect::TreeOption::NAMES
+                            .map(|n| format!("\"{n}\""))
+                            .join(", ")
+                    ),
+                )
+            })?
+        }
     };
     let base_url = base_url
         .map(|url| packer_collect::base_url(&url))

@@ -647,6 +647,8 @@ DIRECTORY_SETS = [
         {"context_tokens": 900, "reserved_output_tokens": 200, "hidden": True},
     ),
     (["--budget", "250", "--outline", "--tree-optional"], {"budget": 250, "outline": True, "tree": "optional"}),
+    (["--budget", "500", "--tree"], {"budget": 500, "tree": True}),
+    (["--budget", "500"], {"budget": 500, "tree": False}),
     (["--budget", "120", "--windows", "--note-omissions"], {"budget": 120, "windows": True, "note_omissions": True}),
     (
         ["--budget", "300", "--base-url", "https://example.com/p/"],
@@ -702,7 +704,7 @@ def test_the_directorys_packer_toml_fills_what_no_keyword_gives(project):
     "keywords,message",
     [
         ({}, "pack_directory needs a budget"),
-        ({"budget": 100, "tree": "yes"}, 'tree must be "required" or "optional"'),
+        ({"budget": 100, "tree": "yes"}, 'tree must be "required", "optional", True or False'),
         ({"budget": 100, "priorities": ["src"]}, "an entry of priorities is not a rule"),
         ({"budget": 100, "config": "x.toml", "no_config": True}, "config and no_config=True"),
     ],

@@ -247,7 +247,7 @@ async fn a_directory_pack_equals_the_command_lines_pack_dir() {
         .collect();
     fs::write(tree.project().join("src/big.rs"), big).unwrap();
     let client = connect(&tree.0, &["--root", "project"]).await;
-    let cases: [(Value, &[&str]); 4] = [
+    let cases: [(Value, &[&str]); 5] = [
         (
             json!({"path": "src", "budget": 150, "policy": "max-fill", "globs": ["*.rs"],
                    "baseUrl": "https://example.com/repo/"}),
@@ -297,6 +297,10 @@ async fn a_directory_pack_equals_the_command_lines_pack_dir() {
                 "project/list.txt",
                 "--tree",
             ],
+        ),
+        (
+            json!({"path": ".", "budget": 300, "tree": true}),
+            &["--dir", "project", "--budget", "300", "--tree"],
         ),
         (
             json!({"path": "src", "budget": 200, "outline": true, "outlineShare": 10}),

@@ -394,10 +394,11 @@ fn pack_directory_schema(roots: &[std::path::PathBuf]) -> Value {
     properties.insert(
         "tree".into(),
         json!({
-            "type": "string",
-            "enum": ["required", "optional"],
+            "type": ["string", "boolean"],
+            "enum": ["required", "optional", true, false],
             "description": "Add a document listing the directory tree of the collected files: \
-                            required (taken first; the call fails if it does not fit) or optional."
+                            required (taken first; the call fails if it does not fit; true is \
+                            the same, as the command line's --tree) or optional; false adds none."
         }),
     );
     properties.insert(
@@ -809,14 +810,17 @@ impl Arguments<'_> {
                     problem.message(&crate::ToolArguments)
                 ))
             })?;
-        let tree = match self.string("tree")? {
-            None => TreeOption::None,
-            Some(name) => TreeOption::from_name(name).ok_or_else(|| {
-                ToolError::Usage(format!(
-                    "the argument 'tree' must be {}",
-                    TreeOption::NAMES.join(" or ")
-                ))
-            })?,
+        let wrong = || {
+            ToolError::Usage(format!(
+                "the argument 'tree' must be {}, true or false",
+                TreeOption::NAMES.join(", ")
+            ))
+        };
+        let tree = match self.value("tree") {
+            None | Some(Value::Bool(false)) => TreeOption::None,
+            Some(Value::Bool(true)) => TreeOption::Required,
+            Some(Value::String(name)) => TreeOption::from_name(name).ok_or_else(wrong)?,
+            Some(_) => return Err(wrong()),
         };
         let files = self.strings("files")?;
         Ok(CollectOptions {
