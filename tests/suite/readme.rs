@@ -5,7 +5,7 @@
 use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 #[test]
 fn the_readme_report_example_is_current() {
@@ -150,4 +150,131 @@ fn the_envelope_examples_are_current() {
         checked += 1;
     }
     assert_eq!(checked, 3, "docs/envelopes.md shows three examples");
+}
+
+/// Every `packer pack --dir` example of the README, run on this repository
+/// (a real tree), packs what a user would send: within the budget, the
+/// README first and the manifest (when it fits) before any source, source
+/// before tests, and mostly source. `--format` becomes `json` to read the decisions, and
+/// files the example writes go to a temporary directory; examples fed a
+/// file list from a pipe (`--files-from -`) and placeholders (`DIR`, `N`)
+/// are not run.
+#[test]
+fn the_readme_directory_examples_pack_what_a_user_would_send() {
+    let readme = include_str!("../../README.md");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("readme-dir-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let issue = dir.join("issue.txt");
+    std::fs::write(
+        &issue,
+        "The outline of a TypeScript class exported under an alias shows no members.\n",
+    )
+    .unwrap();
+    let mut commands = Vec::new();
+    let mut in_shell = false;
+    let mut pending = String::new();
+    for line in readme.lines() {
+        if line.starts_with("```") {
+            in_shell = line == "```sh";
+            continue;
+        }
+        if !in_shell {
+            continue;
+        }
+        let line = line.trim_start_matches("$ ");
+        if pending.is_empty() && !line.starts_with("packer pack --dir") {
+            continue;
+        }
+        match line.strip_suffix('\\') {
+            Some(start) => pending.push_str(start),
+            None => {
+                pending.push_str(line);
+                commands.push(std::mem::take(&mut pending));
+            }
+        }
+    }
+    // Each example a process, all at once.
+    let mut runs = Vec::new();
+    let mut ran = 0;
+    for command in &commands {
+        let words: Vec<&str> = command.split_whitespace().collect();
+        let budget_given = words
+            .windows(2)
+            .any(|w| w[0] == "--budget" && w[1].parse::<u64>().is_ok());
+        if !budget_given || words.contains(&"--files-from") {
+            continue;
+        }
+        let mut args: Vec<String> = Vec::new();
+        let mut words = words[1..].iter();
+        while let Some(&word) = words.next() {
+            match word {
+                "--format" => {
+                    words.next();
+                    args.extend(["--format".into(), "json".into()]);
+                }
+                "--payload-out" => {
+                    let name = words.next().unwrap();
+                    args.extend(["--payload-out".into(), dir.join(name).display().to_string()]);
+                }
+                "--query-file" => {
+                    words.next();
+                    args.extend(["--query-file".into(), issue.display().to_string()]);
+                }
+                "--dir" => {
+                    words.next();
+                    args.extend(["--dir".into(), ".".into()]);
+                }
+                "|" | ">" => break,
+                word => args.push(word.to_owned()),
+            }
+        }
+        if !args.iter().any(|a| a == "--format") {
+            args.extend(["--format".into(), "json".into()]);
+        }
+        let child = common::packer()
+            .current_dir(root)
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        runs.push((command, child));
+    }
+    for (command, output) in runs {
+        let output = output.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{command}: {stderr}");
+        let pack: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert!(pack["usedTokens"].as_u64() <= pack["availableTokens"].as_u64());
+        let ids: Vec<&str> = pack["selectedIds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|id| id.as_str().unwrap())
+            .filter(|id| *id != "tree:/")
+            .collect();
+        let is_test = |id: &&str| id.starts_with("tests/") || id.contains("/tests/");
+        let is_source = |id: &&str| id.ends_with(".rs") && !is_test(id);
+        let first_source = ids.iter().position(is_source).expect("some source");
+        if !command.contains("--query") {
+            assert_eq!(ids[0], "README.md", "{command}");
+            let manifest = ids.iter().position(|id| *id == "Cargo.toml");
+            assert!(
+                manifest.is_none_or(|at| at < first_source),
+                "{command}: {ids:?}"
+            );
+        }
+        assert!(
+            ids.iter()
+                .position(is_test)
+                .is_none_or(|test| test > first_source),
+            "{command}: {ids:?}"
+        );
+        let source = ids.iter().filter(|id| is_source(id)).count();
+        assert!(2 * source > ids.len(), "{command}: {ids:?}");
+        ran += 1;
+    }
+    assert!(ran >= 4, "{ran} of {commands:?}");
 }
