@@ -1735,3 +1735,72 @@ async fn chat_requests_are_refused_with_codes_that_echo_nothing() {
     assert!(refused(&result).starts_with("error[usage]: the argument 'windows' does not take"));
     client.cancel().await.unwrap();
 }
+
+/// The same `pack_directory` call on an unchanged tree gets the answer it
+/// got, said on standard error; a changed, added or unignored file packs
+/// again, and a tree changed within the last two seconds is never kept.
+#[test]
+fn an_unchanged_tree_is_answered_as_before_and_any_change_packs_again() {
+    let tree = Tree::new("kept");
+    let project = tree.project();
+    let root = project.display().to_string();
+    let mut raw = Raw::start(&["--root", &root]);
+    let call = r#"{"path": ".", "budget": 3000, "envelope": "json"}"#;
+    let mut next = 0;
+    let mut pack = |raw: &mut Raw| {
+        next += 1;
+        raw.send(tool_call(next, "pack_directory", call).as_bytes());
+        let answer = raw.answer();
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    // Just written: not kept.
+    let first = pack(&mut raw);
+    assert_eq!(pack(&mut raw), first);
+    // Settled (every change over two seconds old): kept, and given again.
+    std::thread::sleep(Duration::from_millis(2_500));
+    assert_eq!(pack(&mut raw), first);
+    assert_eq!(pack(&mut raw), first);
+    // The same size, other text.
+    fs::write(
+        project.join("src/lib.rs"),
+        "pub fn answer() -> u32 {\n    43\n}\n",
+    )
+    .unwrap();
+    let changed = pack(&mut raw);
+    assert!(
+        changed.contains("43") && !changed.contains("42"),
+        "{changed}"
+    );
+    std::thread::sleep(Duration::from_millis(2_500));
+    assert_eq!(pack(&mut raw), changed);
+    assert_eq!(pack(&mut raw), changed);
+    // A new file, and a file the .gitignore no longer leaves out (the
+    // file rewritten in place: its directory's times stay).
+    fs::write(project.join("src/new.rs"), "pub fn new() {}\n").unwrap();
+    let added = pack(&mut raw);
+    assert!(added.contains("src/new.rs"), "{added}");
+    std::thread::sleep(Duration::from_millis(2_500));
+    assert_eq!(pack(&mut raw), added);
+    assert_eq!(pack(&mut raw), added);
+    fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(project.join(".gitignore"))
+        .unwrap();
+    let unignored = pack(&mut raw);
+    assert!(unignored.contains("ignored.txt"), "{unignored}");
+    let stderr = raw.finish();
+    // The second call after each settling (calls 4, 7 and 10) was
+    // answered as before; no other.
+    assert_eq!(
+        stderr
+            .matches("pack_directory answered as before: the tree has not changed")
+            .count(),
+        3,
+        "{stderr}"
+    );
+}

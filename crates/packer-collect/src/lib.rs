@@ -193,6 +193,10 @@ pub struct Collection {
     /// Every file opened while collecting, documents, skipped files and
     /// rule files alike (so that `--payload-out` can refuse to replace one).
     pub opened: Vec<FileId>,
+    /// The directories the walk entered (relative, `/`-separated; `""`
+    /// for `DIR` itself), so that a caller keeping a result can tell when
+    /// a file appears in one or leaves it (its modification time changes).
+    pub directories: Vec<String>,
     /// Files that were walked but were gone or had become a symbolic link
     /// (or their directory had) when they were opened: the tree changed
     /// while it was collected. They are left out and, since their names may come from
@@ -398,6 +402,7 @@ pub fn collect(
         rules.clone(),
         &mut progress,
         &mut collection.skipped,
+        &mut collection.directories,
     )?;
     if let Some(rules) = &rules {
         collection.opened.extend(rules.opened());
@@ -482,6 +487,7 @@ fn walk(
     rules: Option<ignores::Rules>,
     progress: &mut impl FnMut(usize),
     skipped: &mut Vec<(String, SkipReason)>,
+    directories: &mut Vec<String>,
 ) -> Result<Files, Error> {
     // The walker reads no rule file itself (see [`ignores`]): it would open
     // them by path, blocking, through links.
@@ -536,6 +542,11 @@ fn walk(
             }
         };
         let file_type = entry.file_type();
+        if file_type.is_some_and(|t| t.is_dir())
+            && let Ok(relative) = entry.path().strip_prefix(dir)
+        {
+            directories.push(id_of(relative));
+        }
         if !file_type.is_some_and(|t| t.is_file()) {
             // A symbolic link, FIFO, socket or device: said, not dropped in
             // silence (a listed path gets its own reason).

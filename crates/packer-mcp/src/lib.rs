@@ -20,6 +20,7 @@ macro_rules! say {
     }};
 }
 
+mod cache;
 mod jsonrpc;
 mod sandbox;
 mod summary;
@@ -257,6 +258,8 @@ struct Server {
     limits: Limits,
     /// Where a call's chat template renders.
     renderers: Arc<dyn packer::chat::render::Renderers>,
+    /// `pack_directory`'s answers of unchanged trees.
+    cache: Arc<cache::Cache>,
 }
 
 /// A successful call: the text the model reads and the summary.
@@ -290,6 +293,7 @@ impl Server {
         arguments: &RawArguments,
         cancel: &packer::Cancel,
     ) -> Result<Answer, ToolError> {
+        let started = std::time::SystemTime::now();
         let args = Arguments::new(arguments, tools::PACK_DIRECTORY_ARGUMENTS)?;
         let path = args
             .string("path")?
@@ -321,8 +325,31 @@ impl Server {
             // Refused before the walk, as the library refuses it.
             return Err(windows_with_request());
         }
-        let packed = prepared.pack_directory(|_| {})?;
-        answer(packed, window)
+        // The same call on an unchanged tree gets the answer it got (a
+        // chat template may render the date: those are never kept).
+        let key = request.chat.is_none().then(|| {
+            let canonical = serde_json::from_str::<Value>(arguments.text())
+                .map_or_else(|_| arguments.text().to_owned(), |value| value.to_string());
+            format!("{}\n{canonical}", dir.display())
+        });
+        if let Some(key) = &key
+            && let Some((text, summary)) = self.cache.get(key)
+        {
+            say!("packer mcp: pack_directory answered as before: the tree has not changed");
+            return Ok(Answer { text, summary });
+        }
+        let collection = prepared.collect(|_| {})?;
+        let paths = key
+            .as_ref()
+            .and_then(|_| cache::paths_of(&dir, &collection, job.tokenizer.as_deref()));
+        let packed = prepared.pack_collection(collection)?;
+        let answer = answer(packed, window)?;
+        if let (Some(key), Some(paths)) = (key, paths)
+            && let Some(stamp) = cache::Stamp::new(paths, started)
+        {
+            self.cache.keep(key, stamp, &answer.text, &answer.summary);
+        }
+        Ok(answer)
     }
 
     fn pack_documents(
@@ -691,6 +718,7 @@ pub fn run(args: Settings) -> Result<i32, packer::Error> {
             max_documents: args.max_documents,
         },
         renderers: Arc::new(renderers),
+        cache: Arc::new(cache::Cache::default()),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
