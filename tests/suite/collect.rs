@@ -1749,3 +1749,62 @@ fn a_glob_or_priority_that_matches_no_file_is_named_on_stderr() {
         ]
     );
 }
+
+/// `--outline` puts the files of a higher priority in view first: without
+/// a rule the smallest outlines fill the budget, with one the file it
+/// raises is outlined although its outline is the largest.
+#[test]
+fn outlines_honour_priorities_before_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut tree: Vec<(String, String)> = (0..30)
+        .map(|i| {
+            let body: String = (0..3)
+                .map(|j| format!("pub fn f{i}_{j}(x: u32) -> u32 {{\n    x + {j}\n}}\n"))
+                .collect();
+            (format!("src/m{i:02}.rs"), body)
+        })
+        .collect();
+    let params: Vec<String> = (0..25)
+        .map(|k| format!("argument_number_{k}: u32"))
+        .collect();
+    let lets: String = (0..60)
+        .map(|j| format!("    let y{j} = argument_number_{} * {j};\n", j % 25))
+        .collect();
+    tree.push((
+        "src/zcore.rs".into(),
+        format!(
+            "pub fn core({}) -> u32 {{\n{lets}    0\n}}\n",
+            params.join(", ")
+        ),
+    ));
+    let tree: Vec<(&str, &str)> = tree.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    write_tree(dir.path(), &tree);
+    let root = dir.path().to_str().unwrap();
+    let outlined = |extra: &[&str]| {
+        let mut args = vec![
+            "pack",
+            "--dir",
+            root,
+            "--budget",
+            "400",
+            "--outline",
+            "--outline-share",
+            "0",
+            "--envelope",
+            "json",
+            "--format",
+            "summary",
+        ];
+        args.extend_from_slice(extra);
+        let run = packer(dir.path(), &args, b"");
+        assert_eq!(run.status, 0, "{}", run.stderr);
+        json(&run.stdout)["outlineIds"].clone()
+    };
+    let plain = outlined(&[]);
+    assert!(
+        !plain.as_array().unwrap().contains(&"src/zcore.rs".into()),
+        "{plain}"
+    );
+    let raised = outlined(&["--priority", "src/zcore.rs=5"]);
+    assert_eq!(raised[0], "src/zcore.rs", "{raised}");
+}

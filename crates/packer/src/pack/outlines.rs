@@ -13,8 +13,9 @@
 //!    grammar goes in as its briefest outline (the last level of detail
 //!    that keeps anything: `first`, `heads`, `public`, `signatures` or
 //!    `full`; see `packer_outline::Detail`) when the payload with it fits
-//!    the budget, the smallest outlines first when those files hold at
-//!    most [`EAGER_BYTES`] (all parsed at once, on every core), else the
+//!    the budget, the highest priority first (`--priority`, a capture's
+//!    `priority`), then the smallest outlines first when those files hold
+//!    at most [`EAGER_BYTES`] (all parsed at once, on every core), else the
 //!    smallest files first, parsed [`BATCH`] at a time (ties in the
 //!    policy's order); either way only until [`MISSES`] outlines in a row
 //!    have not fitted, so the rest of a tree far larger than the budget is
@@ -45,6 +46,7 @@
 //! is listed in [`super::Plan::unoutlined`] with the reason, never sent as
 //! a wrong outline.
 
+use std::cmp::Reverse;
 use std::collections::HashMap;
 
 use rayon::prelude::*;
@@ -163,8 +165,12 @@ impl Selector<'_> {
             && !in_order
         {
             candidates.sort_by_key(|&index| {
-                let size = outlining.documents[index].content.len();
-                (size, outlining.rank[index])
+                let document = &outlining.documents[index];
+                (
+                    Reverse(document.priority),
+                    document.content.len(),
+                    outlining.rank[index],
+                )
             });
         }
         let mut made: HashMap<usize, Made> = HashMap::new();
@@ -201,14 +207,19 @@ impl Selector<'_> {
                 .zip(outcomes)
                 .map(|((place, index), outcome)| (place, index, outcome))
                 .collect();
-            all.sort_by_key(|(place, _, outcome)| {
+            // `place` is the place in `candidates`, priority first.
+            all.sort_by_key(|(place, index, outcome)| {
                 let tokens = match outcome {
                     Ok(Made {
                         entry: Some(entry), ..
                     }) => entry.counts().next,
                     _ => usize::MAX,
                 };
-                (tokens, *place)
+                let priority = self
+                    .outlines
+                    .as_ref()
+                    .map_or(0, |outlining| outlining.documents[*index].priority);
+                (Reverse(priority), tokens, *place)
             });
             for (_, index, outcome) in all {
                 if misses >= MISSES {
