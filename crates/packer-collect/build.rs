@@ -1,5 +1,5 @@
 //! Turns the secret rules (`src/secrets/rules.toml`) into the Rust table
-//! the `secrets` module includes, so that nothing is parsed at run time,
+//! `secrets::rules` includes, so that nothing is parsed at run time,
 //! and refuses to build when a rule is malformed: a syntax error, an
 //! unknown or missing key, a duplicate id, a keyword that is empty, not
 //! lower case or longer than 64 bytes, a secret group the regex does not
@@ -225,9 +225,9 @@ fn rust(file: &File) -> String {
     }
     writeln!(
         out,
-        "\n/// gitleaks' global allow-list for candidate secrets.\nconst GLOBAL_ALLOW: &[&str] = {};\n\n\
+        "\n/// gitleaks' global allow-list for candidate secrets.\npub(super) const GLOBAL_ALLOW: &[&str] = {};\n\n\
          /// gitleaks' global stop-words: a candidate containing one is a placeholder.\n\
-         const STOP_WORDS: &[&str] = {};",
+         pub(super) const STOP_WORDS: &[&str] = {};",
         list(&file.allowlist.regexes),
         list(&file.allowlist.stopwords)
     )

@@ -58,60 +58,26 @@
 //! resumed after each keyword found); a rule's own pattern runs only when
 //! one of its keywords is present. The table is Rust, written at build
 //! time; the rules' regexes compile once, on first use.
+//!
+//! Here the search; in `rules` the table (data in `rules.toml`), in `check`
+//! the tests a candidate secret must pass, in `files` the credential files.
+
+mod check;
+mod files;
+mod rules;
 
 use std::sync::LazyLock;
 
 use regex::bytes::{Regex, RegexSet};
 use rustc_hash::FxHashMap;
 
-/// One detection rule.
-#[derive(Debug)]
-pub struct Rule {
-    /// The rule's id (gitleaks' id for gitleaks' rules), e.g. `github-pat`.
-    pub id: &'static str,
-    /// What the rule finds, for the documentation.
-    pub description: &'static str,
-    /// The pattern (RE2 syntax, which the `regex` crate shares).
-    pattern: &'static str,
-    /// The secret must have more than this Shannon entropy (bits per byte);
-    /// 0 checks nothing.
-    entropy: f64,
-    /// The rule runs only when one of these (lower case) is in the text.
-    keywords: &'static [&'static str],
-    /// A secret matching one of these is a documented example, not a secret.
-    allow: &'static [&'static str],
-    /// The capture group that is the secret; 0 means gitleaks' default (the
-    /// first non-empty group, or the whole match).
-    secret_group: usize,
-    /// A further test the secret must pass.
-    check: Check,
-    /// When not empty, the rule applies only to a file whose relative path
-    /// matches this pattern (gitleaks' `path`).
-    path: &'static str,
-}
-
-/// A test beyond entropy and the allow-lists.
-#[derive(Debug, Clone, Copy)]
-enum Check {
-    None,
-    /// The secret holds a run of at least this many base64 characters.
-    Base64Run(usize),
-    /// The secret is a URL's password: percent-decoded before every test,
-    /// and it must hold a digit or three of lower case, upper case and
-    /// symbols (other than `_`, `-` and `.`), as generated passwords do and
-    /// the words of documentation (`apples/oranges`) do not.
-    UrlPassword,
-}
-
-/// Passwords in URLs that are placeholders: variables and templates
-/// (`$PASSWORD`, `%PASSWORD%`, `{password}`, `[password]`, anything with
-/// `${`, `#{`, `{{`, `$(` or `%(`), and the words documentation uses
-/// (`password`, `passw0rd`, `secret`, `changeme`, `example`, …).
-pub const URL_PASSWORD_ALLOW: &[&str] = ALLOW_URL_CREDENTIALS;
-
-// The rules, each rule's allow-list, gitleaks' global allow-list and its
-// stop-words: build.rs writes them from `secrets/rules.toml`.
-include!(concat!(env!("OUT_DIR"), "/secret_rules.rs"));
+use check::trim_newlines;
+pub use files::{
+    CREDENTIAL_DIRECTORIES, CREDENTIAL_FILE, CREDENTIAL_NAMES, CREDENTIAL_PATHS,
+    ENV_TEMPLATE_SUFFIXES, PKCS12_FILE, PRIVATE_KEY_FILE, PRIVATE_KEY_NAMES, credential_file,
+};
+use rules::GLOBAL_ALLOW;
+pub use rules::{RULES, Rule, URL_PASSWORD_ALLOW};
 
 /// A rule ready to run.
 struct Compiled {
@@ -280,222 +246,6 @@ impl Detector {
             };
             self.is_secret(secret, rule, compiled)
         })
-    }
-
-    fn is_secret(&self, secret: &[u8], rule: &Rule, compiled: &Compiled) -> bool {
-        let decoded;
-        let secret = if let Check::UrlPassword = rule.check {
-            decoded = percent_decode(secret);
-            &decoded[..]
-        } else {
-            secret
-        };
-        if rule.entropy != 0.0 && shannon_entropy(secret) <= rule.entropy {
-            return false;
-        }
-        if self.global_allow.is_match(secret)
-            || compiled
-                .allow
-                .as_ref()
-                .is_some_and(|allow| allow.is_match(secret))
-        {
-            return false;
-        }
-        let lower = secret.to_ascii_lowercase();
-        if STOP_WORDS
-            .iter()
-            .any(|word| lower.windows(word.len()).any(|w| w == word.as_bytes()))
-        {
-            return false;
-        }
-        match rule.check {
-            Check::None => true,
-            Check::Base64Run(length) => secret
-                .split(|&b| !(b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'='))
-                .any(|run| run.len() >= length),
-            Check::UrlPassword => {
-                let has = |class: fn(&u8) -> bool| secret.iter().any(class);
-                let symbol = |b: &u8| !(b.is_ascii_alphanumeric() || b"_-.".contains(b));
-                let classes = [
-                    has(u8::is_ascii_lowercase),
-                    has(u8::is_ascii_uppercase),
-                    has(u8::is_ascii_digit),
-                    has(symbol),
-                ];
-                classes[2] || classes.iter().filter(|&&c| c).count() >= 3
-            }
-        }
-    }
-}
-
-/// `text` with each `%` and two hex digits replaced by the byte they stand
-/// for (a URL's user information is percent-encoded).
-fn percent_decode(text: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(text.len());
-    let mut i = 0;
-    while i < text.len() {
-        let hex = |b: u8| char::from(b).to_digit(16);
-        match (
-            text[i],
-            text.get(i + 1).copied().and_then(hex),
-            text.get(i + 2).copied().and_then(hex),
-        ) {
-            (b'%', Some(high), Some(low)) => {
-                out.push((high * 16 + low) as u8);
-                i += 3;
-            }
-            (byte, _, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    out
-}
-
-/// gitleaks trims the newlines a match may start or end with.
-fn trim_newlines(mut bytes: &[u8]) -> &[u8] {
-    while let [b'\n', rest @ ..] = bytes {
-        bytes = rest;
-    }
-    while let [rest @ .., b'\n'] = bytes {
-        bytes = rest;
-    }
-    bytes
-}
-
-/// Shannon entropy in bits per byte, as gitleaks computes it.
-fn shannon_entropy(text: &[u8]) -> f64 {
-    if text.is_empty() {
-        return 0.0;
-    }
-    let mut counts = [0usize; 256];
-    for &byte in text {
-        counts[usize::from(byte)] += 1;
-    }
-    let length = text.len() as f64;
-    counts
-        .iter()
-        .filter(|&&count| count > 0)
-        .map(|&count| {
-            let p = count as f64 / length;
-            -p * p.log2()
-        })
-        .sum()
-}
-
-/// The rule id [`credential_file`] gives a file that holds credentials.
-pub const CREDENTIAL_FILE: &str = "credential-file";
-/// The rule id [`credential_file`] gives an SSH or PuTTY private key file.
-pub const PRIVATE_KEY_FILE: &str = "private-key-file";
-/// The rule id [`credential_file`] gives a PKCS #12 key store (gitleaks'
-/// `pkcs12-file`).
-pub const PKCS12_FILE: &str = "pkcs12-file";
-
-/// File names that hold credentials wherever they are.
-pub const CREDENTIAL_NAMES: &[&str] = &[
-    ".netrc",
-    "_netrc",
-    ".pgpass",
-    ".npmrc",
-    ".pypirc",
-    ".git-credentials",
-    ".my.cnf",
-    ".mylogin.cnf",
-    ".htpasswd",
-    ".terraformrc",
-    "terraform.rc",
-    "credentials.tfrc.json",
-    ".vault-token",
-    ".s3cfg",
-    ".boto",
-    ".dockercfg",
-];
-
-/// Paths (their last components) of command-line tools' credential stores,
-/// as they appear under a home directory.
-pub const CREDENTIAL_PATHS: &[&str] = &[
-    ".aws/credentials",
-    ".azure/accessTokens.json",
-    ".azure/msal_token_cache.json",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
-    ".config/gcloud/access_tokens.db",
-    ".config/gcloud/application_default_credentials.json",
-    ".config/gcloud/credentials.db",
-    ".config/gh/hosts.yml",
-    ".docker/config.json",
-    ".gem/credentials",
-    ".kube/config",
-];
-
-/// Directories whose every file is a credential store.
-pub const CREDENTIAL_DIRECTORIES: &[&str] = &[".config/gcloud/legacy_credentials"];
-
-/// Private key file names (`ssh-keygen`'s defaults; not the `.pub` halves).
-pub const PRIVATE_KEY_NAMES: &[&str] = &[
-    "id_rsa",
-    "id_dsa",
-    "id_ecdsa",
-    "id_ecdsa_sk",
-    "id_ed25519",
-    "id_ed25519_sk",
-];
-
-/// `.env.<suffix>` files that document the variables instead of setting
-/// them, when any dot-separated part after `.env` is one of these.
-pub const ENV_TEMPLATE_SUFFIXES: &[&str] = &[
-    "example", "sample", "template", "tmpl", "tpl", "dist", "defaults", "schema",
-];
-
-/// The rule id (`credential-file`, `private-key-file` or `pkcs12-file`) when
-/// a file's relative path (`/` or `\` between components) names a file that
-/// holds credentials, whatever it contains: `.env` and `.env.*` (not
-/// `.env.example` and the like), `.netrc`, `.aws/credentials`, `id_rsa`,
-/// `*.ppk`, `*.p12`, … (the lists above). Matching is case-sensitive, as on
-/// the systems where these files live, except for the extensions.
-pub fn credential_file(path: &str) -> Option<&'static str> {
-    let components: Vec<&str> = path
-        .split(['/', '\\'])
-        .filter(|c| !c.is_empty() && *c != ".")
-        .collect();
-    let name = *components.last()?;
-    if name == ".env"
-        || name.strip_prefix(".env.").is_some_and(|suffix| {
-            !suffix.is_empty()
-                && !suffix
-                    .split('.')
-                    .any(|part| ENV_TEMPLATE_SUFFIXES.contains(&part.to_ascii_lowercase().as_str()))
-        })
-        || CREDENTIAL_NAMES.contains(&name)
-    {
-        return Some(CREDENTIAL_FILE);
-    }
-    let ends_with = |suffix: &str| {
-        let suffix: Vec<&str> = suffix.split('/').collect();
-        components.ends_with(&suffix)
-    };
-    if CREDENTIAL_PATHS.iter().any(|p| ends_with(p)) {
-        return Some(CREDENTIAL_FILE);
-    }
-    let parents = &components[..components.len() - 1];
-    if CREDENTIAL_DIRECTORIES.iter().any(|directory| {
-        let directory: Vec<&str> = directory.split('/').collect();
-        parents.windows(directory.len()).any(|w| w == directory)
-    }) {
-        return Some(CREDENTIAL_FILE);
-    }
-    if PRIVATE_KEY_NAMES.contains(&name) {
-        return Some(PRIVATE_KEY_FILE);
-    }
-    let extension = name
-        .rsplit_once('.')
-        .filter(|(stem, _)| !stem.is_empty())
-        .map(|(_, extension)| extension.to_ascii_lowercase());
-    match extension.as_deref() {
-        Some("ppk") => Some(PRIVATE_KEY_FILE),
-        Some("p12" | "pfx") => Some(PKCS12_FILE),
-        _ => None,
     }
 }
 
@@ -1368,14 +1118,6 @@ mod tests {
     }
 
     #[test]
-    fn entropy_matches_the_textbook_values() {
-        assert_eq!(shannon_entropy(b"aaaa"), 0.0);
-        assert_eq!(shannon_entropy(b"abab"), 1.0);
-        assert_eq!(shannon_entropy(b"abcd"), 2.0);
-        assert_eq!(shannon_entropy(b"Xk9#mQ2v"), 3.0);
-    }
-
-    #[test]
     fn every_rule_finds_its_fake_secrets_and_not_their_first_12_characters() {
         let samples = samples();
         for sample in &samples {
@@ -1653,100 +1395,6 @@ mod tests {
         }
         for text in &texts {
             assert_eq!(find(text).map(|r| r.id), None, "{text}");
-        }
-    }
-
-    #[test]
-    fn credential_files_are_recognised_by_name() {
-        for (path, rule) in [
-            (".env", CREDENTIAL_FILE),
-            ("app/.env", CREDENTIAL_FILE),
-            (".env.local", CREDENTIAL_FILE),
-            ("web/.env.production", CREDENTIAL_FILE),
-            (".env.development.local", CREDENTIAL_FILE),
-            (".env.test", CREDENTIAL_FILE),
-            (".netrc", CREDENTIAL_FILE),
-            ("_netrc", CREDENTIAL_FILE),
-            (".pgpass", CREDENTIAL_FILE),
-            ("frontend/.npmrc", CREDENTIAL_FILE),
-            (".pypirc", CREDENTIAL_FILE),
-            (".git-credentials", CREDENTIAL_FILE),
-            (".my.cnf", CREDENTIAL_FILE),
-            (".mylogin.cnf", CREDENTIAL_FILE),
-            ("public/.htpasswd", CREDENTIAL_FILE),
-            (".terraformrc", CREDENTIAL_FILE),
-            (".terraform.d/credentials.tfrc.json", CREDENTIAL_FILE),
-            (".vault-token", CREDENTIAL_FILE),
-            (".s3cfg", CREDENTIAL_FILE),
-            (".docker/config.json", CREDENTIAL_FILE),
-            ("home/me/.docker/config.json", CREDENTIAL_FILE),
-            (".aws/credentials", CREDENTIAL_FILE),
-            (".azure/accessTokens.json", CREDENTIAL_FILE),
-            (".config/gcloud/credentials.db", CREDENTIAL_FILE),
-            (
-                ".config/gcloud/application_default_credentials.json",
-                CREDENTIAL_FILE,
-            ),
-            (
-                ".config/gcloud/legacy_credentials/me@example.com/adc.json",
-                CREDENTIAL_FILE,
-            ),
-            (".kube/config", CREDENTIAL_FILE),
-            (".gem/credentials", CREDENTIAL_FILE),
-            (".cargo/credentials.toml", CREDENTIAL_FILE),
-            (".config/gh/hosts.yml", CREDENTIAL_FILE),
-            ("./.env", CREDENTIAL_FILE),
-            ("config\\.env.local", CREDENTIAL_FILE),
-            (".ssh/id_rsa", PRIVATE_KEY_FILE),
-            ("deploy/id_ed25519", PRIVATE_KEY_FILE),
-            ("id_ecdsa", PRIVATE_KEY_FILE),
-            ("id_dsa", PRIVATE_KEY_FILE),
-            ("keys/server.ppk", PRIVATE_KEY_FILE),
-            ("keys/SERVER.PPK", PRIVATE_KEY_FILE),
-            ("certs/client.p12", PKCS12_FILE),
-            ("ToDo.UWP_TemporaryKey.pfx", PKCS12_FILE),
-        ] {
-            assert_eq!(credential_file(path), Some(rule), "{path}");
-        }
-        for path in [
-            ".env.example",
-            ".env.sample",
-            ".env.template",
-            ".env.dist",
-            ".env.local.example",
-            ".env.production.sample",
-            ".env.EXAMPLE",
-            ".env.tpl",
-            ".env.defaults",
-            ".envrc",
-            ".env-example",
-            "env.rs",
-            "src/env.rs",
-            "src/dotenv.rs",
-            ".env/lib/python3.12/site-packages/six.py",
-            "docs/netrc.md",
-            "id_rsa.pub",
-            ".ssh/id_ed25519.pub",
-            ".ssh/known_hosts",
-            ".ssh/config",
-            "certs/server.pem",
-            "certs/ca.crt",
-            "docker/config.json",
-            "config.json",
-            "aws/credentials.md",
-            "kube/config",
-            ".kube/config.example",
-            "src/credentials.rs",
-            "doc/typenum/type.P126.html",
-            "scripts/keeneland/syntest.p1200.sh",
-            ".ppk",
-            "Cargo.toml",
-            "package.json",
-            ".gitignore",
-            ".github/workflows/ci.yml",
-            "",
-        ] {
-            assert_eq!(credential_file(path), None, "{path}");
         }
     }
 }
