@@ -14,6 +14,7 @@ use std::rc::Rc;
 use tree_sitter::Node;
 
 use crate::Detail;
+use crate::nodes::{children, visited};
 
 /// Containers nested deeper than this keep their head only: hostile input
 /// cannot exhaust the stack through the walk.
@@ -558,7 +559,7 @@ pub(crate) fn file_comment(keep: &mut Keep<'_>, root: Node<'_>) {
     // Every child, named or not: the node right after the block is its
     // next sibling, found without `Node::next_sibling` (which walks down
     // from the root).
-    let children = crate::lang::children(root);
+    let children = children(root);
     let mut named = children
         .iter()
         .enumerate()
@@ -613,22 +614,6 @@ pub(crate) fn preorder<'t>(
             ancestors.pop();
         }
     }
-}
-
-#[cfg(test)]
-thread_local! {
-    /// The nodes the walks have looked at on this thread, in tests: the
-    /// bound the nesting tests check.
-    pub(crate) static VISITS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// Counts `nodes` nodes looked at by a walk (in tests only; free otherwise).
-#[inline]
-pub(crate) fn visited(nodes: usize) {
-    #[cfg(test)]
-    VISITS.with(|visits| visits.set(visits.get() + nodes));
-    #[cfg(not(test))]
-    let _ = nodes;
 }
 
 /// A node's last line: a node that ends at the start of a line (having

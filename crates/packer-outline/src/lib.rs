@@ -157,6 +157,8 @@ mod lines;
 #[cfg(all(test, feature = "all"))]
 mod nesting_tests;
 #[cfg(feature = "parser")]
+mod nodes;
+#[cfg(feature = "parser")]
 mod parse;
 #[cfg(feature = "typescript")]
 mod repair;

@@ -7,7 +7,7 @@
 //! (so no walk is quadratic in the depth). Nothing here reads a clock: the
 //! bound is a count, the same on every machine.
 
-use crate::keep::VISITS;
+use crate::nodes::VISITS;
 use crate::{Detail, Language, Outline, OutlineError, outlines};
 
 /// A nested source: `prefix`, `open` × depth, `middle`, `close` × depth,

@@ -60,8 +60,6 @@
 
 #![forbid(unsafe_code)]
 
-#[cfg(test)]
-mod architecture;
 pub mod batch;
 pub mod budget;
 pub mod cancel;

@@ -37,6 +37,7 @@ use std::fmt;
 use std::str::FromStr;
 
 mod bpe;
+mod family;
 pub mod file;
 mod hf;
 mod known;

@@ -9,8 +9,8 @@
 
 use tree_sitter::Node;
 
-use super::{child_of_kind, children, named_children};
 use crate::keep::{Keep, end_row};
+use crate::nodes::{child_of_kind, children, named_children};
 
 pub(crate) fn walk(keep: &mut Keep<'_>, root: Node<'_>) {
     crate::keep::file_comment(keep, root);

@@ -4,8 +4,8 @@
 
 use tree_sitter::Node;
 
-use super::named_children;
 use crate::keep::{Keep, end_row, is_comment};
+use crate::nodes::named_children;
 
 pub(crate) fn walk(keep: &mut Keep<'_>, root: Node<'_>) {
     for item in named_children(root) {

@@ -5,8 +5,8 @@
 
 use tree_sitter::Node;
 
-use super::{child_of_kind, children, named_children};
 use crate::keep::Keep;
+use crate::nodes::{child_of_kind, children, named_children};
 
 pub(crate) fn walk(keep: &mut Keep<'_>, root: Node<'_>) {
     for item in named_children(root) {

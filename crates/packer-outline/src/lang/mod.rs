@@ -67,27 +67,3 @@ pub(crate) fn walk(language: Language, keep: &mut Keep<'_>, root: Node<'_>) {
         _ => {}
     }
 }
-
-/// The named children of a node.
-pub(crate) fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
-    let mut cursor = node.walk();
-    let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
-    crate::keep::visited(children.len());
-    children
-}
-
-/// Every child of a node, named or not.
-pub(crate) fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
-    let mut cursor = node.walk();
-    let children: Vec<Node<'t>> = node.children(&mut cursor).collect();
-    crate::keep::visited(children.len());
-    children
-}
-
-/// The first child of a node of one of `kinds`.
-pub(crate) fn child_of_kind<'t>(node: Node<'t>, kinds: &[&str]) -> Option<Node<'t>> {
-    let mut cursor = node.walk();
-    node.children(&mut cursor)
-        .inspect(|_| crate::keep::visited(1))
-        .find(|child| kinds.contains(&child.kind()))
-}

@@ -4,8 +4,8 @@
 
 use tree_sitter::Node;
 
-use super::{child_of_kind, named_children};
 use crate::keep::{Keep, end_row, is_comment};
+use crate::nodes::{child_of_kind, named_children};
 
 /// Where an item sits, which decides what "public" means for it.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -15,8 +15,8 @@ use std::collections::HashSet;
 
 use tree_sitter::Node;
 
-use super::{child_of_kind, named_children};
 use crate::keep::Keep;
+use crate::nodes::{child_of_kind, named_children};
 
 pub(crate) fn walk(keep: &mut Keep<'_>, root: Node<'_>) {
     crate::keep::file_comment(keep, root);

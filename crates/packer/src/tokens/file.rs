@@ -12,7 +12,9 @@
 //! - Mistral `tekken.json` (the `tekken` module).
 //!
 //! A new family is one module and one line in `FAMILIES` (and, if it reads
-//! top-level keys no family reads yet, their fields in `TopLevel`).
+//! top-level keys no family reads yet, their fields in `TopLevel`). What
+//! the families share (`TopLevel`, the refusals) is the `family` module,
+//! which imports none of them.
 //!
 //! Counting is ordinary text (SPEC §2.2): no BOS/EOS, and text that looks
 //! like a *special* token is split and merged like any other text; the
@@ -40,11 +42,9 @@
 use std::fmt;
 use std::sync::Mutex;
 
-use serde::Deserialize;
-use serde_json::Value;
-use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
+use super::family::{Family, TopLevel, invalid, json_error};
 use super::{Engine, hf, tekken};
 use crate::error::Error;
 // `Splitting` was first defined here; `tokens::file::Splitting` still names it.
@@ -154,70 +154,8 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// `unsupported-tokenizer`, naming the component no engine can count with.
-pub(super) fn unsupported(component: impl Into<String>) -> Error {
-    Error::UnsupportedTokenizer {
-        component: component.into(),
-    }
-}
-
-/// `tokenizer-limit`, saying what is over which limit (numbers only).
-pub(super) fn over_limit(problem: impl Into<String>) -> Error {
-    Error::TokenizerLimit {
-        problem: problem.into(),
-    }
-}
-
-/// `invalid-tokenizer`, saying what is wrong (never the file's contents).
-pub(super) fn invalid(problem: impl Into<String>) -> Error {
-    Error::InvalidTokenizer {
-        problem: problem.into(),
-    }
-}
-
-/// A JSON error as `invalid-tokenizer`, with its position.
-pub(super) fn json_error(error: &serde_json::Error) -> Error {
-    let problem = match error.classify() {
-        serde_json::error::Category::Data => "has a field of the wrong shape",
-        serde_json::error::Category::Eof => "ends early",
-        _ => "is not valid JSON",
-    };
-    invalid(format!(
-        "at line {} column {} it {problem}",
-        error.line(),
-        error.column()
-    ))
-}
-
-/// A family of tokenizer files (see the module documentation).
-///
-/// `None` when the top level is not this family's; otherwise the engine
-/// for the file, or why there is none.
-pub(super) type Family = fn(&TopLevel) -> Option<Result<Box<dyn Engine>, Error>>;
-
 /// Every family, in the order they are tried.
 const FAMILIES: &[Family] = &[hf::read, tekken::read];
-
-/// A tokenizer file's top level: what any family reads of it (each
-/// family's own parts are read by that family).
-#[derive(Deserialize)]
-pub(super) struct TopLevel<'a> {
-    /// `tokenizer.json`'s model.
-    #[serde(borrow)]
-    pub(super) model: Option<&'a RawValue>,
-    /// `tokenizer.json`'s normalizer.
-    pub(super) normalizer: Option<Value>,
-    /// `tokenizer.json`'s pre-tokenizer.
-    pub(super) pre_tokenizer: Option<Value>,
-    /// `tokenizer.json`'s added tokens.
-    #[serde(borrow)]
-    pub(super) added_tokens: Option<&'a RawValue>,
-    /// `tekken.json`'s config.
-    pub(super) config: Option<tekken::Config>,
-    /// `tekken.json`'s ranks.
-    #[serde(borrow)]
-    pub(super) vocab: Option<&'a RawValue>,
-}
 
 /// Parses a tokenizer file with the first family that recognises it.
 fn parse(bytes: &[u8]) -> Result<Box<dyn Engine>, Error> {

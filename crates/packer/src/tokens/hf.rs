@@ -76,7 +76,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::file::{TopLevel, json_error, unsupported};
+use super::family::{TopLevel, json_error, unsupported};
 use super::known::Visitor;
 use super::pretokenize::{
     Behavior, PrependScheme, SplitRegex, Stage, count_before_piece_at, for_each_piece,
@@ -88,7 +88,7 @@ use crate::tokens::bpe::{Pieces, with_state};
 use added::{Added, AddedToken, Split};
 use pipeline::{Norm, PreTokenizer, check_growth, parse_normalizer, parse_pre_tokenizer};
 
-/// The family of files with a `model` (see [`Family`](super::file::Family)).
+/// The family of files with a `model` (see [`Family`](super::family::Family)).
 pub(super) fn read(top: &TopLevel) -> Option<Result<Box<dyn Engine>, Error>> {
     let model = top.model?;
     Some(hugging_face(

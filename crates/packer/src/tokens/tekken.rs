@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::file::{TopLevel, invalid, json_error, unsupported};
+use super::family::{TekkenConfig, TopLevel, invalid, json_error, unsupported};
 use super::known::Visitor;
 use super::pretokenize::{
     Behavior, SplitRegex, count_before_piece_at, for_each_piece, split_ranges, splitting_of,
@@ -24,7 +24,7 @@ use super::{Engine, Splitting};
 use crate::error::Error;
 use crate::tokens::bpe::{Pieces, count_ranked, with_state};
 
-/// The family of files with a `config` and a `vocab` (see [`Family`](super::file::Family)).
+/// The family of files with a `config` and a `vocab` (see [`Family`](super::family::Family)).
 pub(super) fn read(top: &TopLevel) -> Option<Result<Box<dyn Engine>, Error>> {
     let (Some(config), Some(vocab)) = (&top.config, top.vocab) else {
         return None;
@@ -97,14 +97,6 @@ impl Engine for Tekken {
     }
 }
 
-/// `config`: what a `tekken.json` says of its pattern and ranks.
-#[derive(Deserialize)]
-pub(super) struct Config {
-    pattern: String,
-    default_vocab_size: u64,
-    default_num_special_tokens: u64,
-}
-
 #[derive(Deserialize)]
 struct TekkenToken<'a> {
     rank: u64,
@@ -112,7 +104,7 @@ struct TekkenToken<'a> {
     token_bytes: Cow<'a, str>,
 }
 
-fn tekken(config: &Config, vocab: &RawValue) -> Result<Tekken, Error> {
+fn tekken(config: &TekkenConfig, vocab: &RawValue) -> Result<Tekken, Error> {
     let vocab: Vec<TekkenToken> = serde_json::from_str(vocab.get()).map_err(|e| json_error(&e))?;
     let inner = config
         .default_vocab_size

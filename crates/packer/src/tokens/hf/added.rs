@@ -38,7 +38,7 @@ use rustc_hash::FxHashSet;
 use serde::Deserialize;
 
 use crate::error::Error;
-use crate::tokens::file::{invalid, over_limit};
+use crate::tokens::family::{invalid, over_limit};
 
 /// One entry of `added_tokens`, as the reference deserializes it (every
 /// field is required there).

@@ -24,7 +24,7 @@ use serde_json::value::RawValue;
 
 use crate::error::Error;
 use crate::tokens::bpe::merge::{self, Merges};
-use crate::tokens::file::{invalid, json_error, unsupported};
+use crate::tokens::family::{invalid, json_error, unsupported};
 
 use super::vocab::{MergeTable, MergesSeed, Vocab, VocabSeed};
 use super::{Family, PieceModel, Pipeline};

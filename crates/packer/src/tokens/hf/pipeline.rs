@@ -7,7 +7,7 @@ use super::bert::BertOptions;
 use super::component;
 use super::precompiled::Charsmap;
 use crate::error::Error;
-use crate::tokens::file::{invalid, over_limit, unsupported};
+use crate::tokens::family::{invalid, over_limit, unsupported};
 use crate::tokens::pretokenize::{Behavior, GPT2_PATTERN, PrependScheme, SplitRegex, Stage};
 
 /// The components the reference knows, for messages.

@@ -24,7 +24,7 @@ use rustc_hash::FxHashMap;
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::error::Error;
-use crate::tokens::file::invalid;
+use crate::tokens::family::invalid;
 
 /// The longest chunk the reference tries whole: a cluster of fewer than
 /// 6 bytes.

@@ -35,7 +35,7 @@ use super::prefixes::Prefixes;
 use super::{Family, PieceModel, Pipeline};
 use crate::error::Error;
 use crate::tokens::Engine;
-use crate::tokens::file::{invalid, json_error};
+use crate::tokens::family::{invalid, json_error};
 
 /// The `Unigram` family.
 pub(super) const FAMILY: Family = Family {

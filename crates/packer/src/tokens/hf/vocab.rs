@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use crate::error::Error;
-use crate::tokens::file::invalid;
+use crate::tokens::family::invalid;
 
 /// An open-addressing index into a list of entries (linear probing), at
 /// most 3/5 full: 0 for an empty slot, else an entry's index + 1 in the low

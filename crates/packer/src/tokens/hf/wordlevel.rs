@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{Built, Family, PieceModel, Pipeline};
-use crate::tokens::file::{invalid, json_error};
+use crate::tokens::family::{invalid, json_error};
 
 /// The `WordLevel` family.
 pub(super) const FAMILY: Family = Family {
