@@ -41,6 +41,7 @@ mod family;
 pub mod file;
 mod hf;
 mod known;
+mod models;
 mod pretokenize;
 mod tekken;
 pub(crate) mod tiktoken;
@@ -116,15 +117,7 @@ impl Encoding {
     /// The encoding a model name uses, as tiktoken maps it (exact names,
     /// then prefixes such as `gpt-4o-` and fine-tuned `ft:` names).
     pub fn for_model(model: &str) -> Option<Encoding> {
-        use tiktoken_rs::tokenizer::{Tokenizer as T, get_tokenizer};
-        Some(match get_tokenizer(model)? {
-            T::O200kHarmony => Encoding::O200kHarmony,
-            T::O200kBase => Encoding::O200kBase,
-            T::Cl100kBase => Encoding::Cl100kBase,
-            T::P50kBase => Encoding::P50kBase,
-            T::P50kEdit => Encoding::P50kEdit,
-            T::R50kBase | T::Gpt2 => Encoding::R50kBase,
-        })
+        models::for_model(model)
     }
 
     /// A few well-known models that map to this encoding (for `packer encodings`).
