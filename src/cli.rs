@@ -20,6 +20,7 @@ mod out_dir;
 mod pack;
 mod payload_out;
 mod repo;
+mod report;
 mod validate;
 
 use std::fs::File;

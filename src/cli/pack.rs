@@ -12,7 +12,7 @@ use packer::{Error, Policy, RequestNames};
 
 use super::{
     Cli, InputArgs, SettingsArgs, envelope_names, out_dir, payload_out, policy_names, query, repo,
-    usage_error, with_stdout,
+    report, usage_error, with_stdout,
 };
 
 #[derive(Debug, Args)]
@@ -165,13 +165,14 @@ pub enum FormatArg {
 }
 
 impl FormatArg {
-    fn format(self) -> Format {
+    /// The library's format, or `None` for the report (the command line's).
+    fn format(self) -> Option<Format> {
         match self {
-            FormatArg::Json => Format::Json,
-            FormatArg::Summary => Format::Summary,
-            FormatArg::Payload => Format::Payload,
-            FormatArg::Report => Format::Report,
-            FormatArg::Request => Format::Request,
+            FormatArg::Json => Some(Format::Json),
+            FormatArg::Summary => Some(Format::Summary),
+            FormatArg::Payload => Some(Format::Payload),
+            FormatArg::Report => None,
+            FormatArg::Request => Some(Format::Request),
         }
     }
 }
@@ -225,15 +226,15 @@ pub fn run(args: PackArgs) -> Result<i32, Error> {
     // People read a table; scripts and pipes get JSON.
     let format = args.format.map_or_else(
         || match io::stdout().is_terminal() {
-            true => Format::Report,
-            false => Format::Json,
+            true => None,
+            false => Some(Format::Json),
         },
         FormatArg::format,
     );
     let result = pack_with(&args, format);
     if let Err(error) = &result
         && error.exit_status() == packer::error::EXIT_INVALID_INPUT
-        && matches!(format, Format::Json | Format::Summary)
+        && matches!(format, Some(Format::Json | Format::Summary))
     {
         let list = output::ErrorList::new(error);
         with_stdout(|out| {
@@ -244,7 +245,7 @@ pub fn run(args: PackArgs) -> Result<i32, Error> {
     result
 }
 
-fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
+fn pack_with(args: &PackArgs, format: Option<Format>) -> Result<i32, Error> {
     let job = job(args)?;
     // packer.toml, the request, the tokenizer file and the chat request;
     // the directory is not walked yet.
@@ -330,15 +331,17 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
             // Something does not fit: still say what was decided.
             if let Some(does_not_fit) = failure.does_not_fit() {
                 let settings = packer::settings(&packed.fixture, &packed.request)?;
-                with_stdout(|out| {
-                    output::write_refusal(
-                        &packed.fixture,
+                let (fixture, options) = (&packed.fixture, &packed.request.options);
+                with_stdout(|out| match format {
+                    Some(format) => output::write_refusal(
+                        fixture,
                         &settings,
-                        &packed.request.options,
+                        options,
                         does_not_fit,
                         format,
                         out,
-                    )
+                    ),
+                    None => report::write_refusal(fixture, &settings, options, does_not_fit, out),
                 })?;
             }
             return Err(failure.into_error());
@@ -351,23 +354,25 @@ fn pack_with(args: &PackArgs, format: Format) -> Result<i32, Error> {
             if let Some(dir) = &out_dir {
                 out_dir::write(dir, &outcome.windows.windows, outcome.envelope)?;
             }
-            let width = if format == Format::Report {
-                report_width(io::stdout().is_terminal())
-            } else {
-                output::NO_WRAP
-            };
-            with_stdout(|out| output::write_windows(fixture, &outcome, format, width, &mut *out))?;
+            with_stdout(|out| match format {
+                Some(format) => output::write_windows(fixture, &outcome, format, &mut *out),
+                None => {
+                    let width = report_width(io::stdout().is_terminal());
+                    report::write_windows(fixture, &outcome, width, &mut *out)
+                }
+            })?;
             return Ok(EXIT_OK);
         }
     };
     if let Some(out) = &args.payload_out {
         payload_out::write(out, outcome.plan.payload_text.as_bytes(), &read)?;
     }
-    if format == Format::Report {
-        let width = report_width(io::stdout().is_terminal());
-        with_stdout(|out| output::write_report(fixture, &outcome, width, &mut *out))?;
-    } else {
-        with_stdout(|out| output::write(fixture, &outcome, format, &mut *out))?;
+    match format {
+        None => {
+            let width = report_width(io::stdout().is_terminal());
+            with_stdout(|out| report::write_report(fixture, &outcome, width, &mut *out))?;
+        }
+        Some(format) => with_stdout(|out| output::write(fixture, &outcome, format, &mut *out))?,
     }
     Ok(EXIT_OK)
 }
@@ -495,7 +500,7 @@ fn report_width(terminal: bool) -> usize {
         .filter(|&columns| columns > 0);
     match columns {
         Some(columns) => columns,
-        None if terminal => output::REPORT_WIDTH,
-        None => output::NO_WRAP,
+        None if terminal => report::REPORT_WIDTH,
+        None => report::NO_WRAP,
     }
 }
