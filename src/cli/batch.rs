@@ -1,17 +1,19 @@
 //! `packer batch`: JSON Lines of fixtures on standard input (or a file), one
 //! JSON Lines result per input line on standard output.
 
+mod lines;
+
 use std::io;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
 use packer::Error;
-use packer::batch::{self, BatchOptions};
 use packer::fixture::{DEFAULT_MAX_DOCUMENTS, DEFAULT_MAX_INPUT_BYTES};
 use packer::{Limits, RequestNames};
 
 use super::{SettingsArgs, envelope_names, policy_names};
+use lines::BatchOptions;
 
 pub const AFTER_HELP: &str = "\
 Each input line is one fixture (the JSON object `packer pack` reads, on one
@@ -127,7 +129,7 @@ pub fn batch(args: BatchArgs) -> Result<i32, Error> {
         },
         with_payload: args.format == BatchFormatArg::Json,
     };
-    let on_error = |error: &batch::LineError| {
+    let on_error = |error: &lines::LineError| {
         for message in &error.messages {
             // `error[CODE]: MESSAGE` becomes `error[CODE]: input line N: MESSAGE`.
             match message.split_once("]: ") {
@@ -139,13 +141,13 @@ pub fn batch(args: BatchArgs) -> Result<i32, Error> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let report = if args.input == std::path::Path::new("-") {
-        batch::run(io::stdin(), &mut out, &options, on_error)
+        lines::run(io::stdin(), &mut out, &options, on_error)
     } else {
         let file = std::fs::File::open(&args.input).map_err(|error| Error::ReadFailed {
             path: packer::output::terminal_safe(&args.input.to_string_lossy()),
             kind: error.kind(),
         })?;
-        batch::run(file, &mut out, &options, on_error)
+        lines::run(file, &mut out, &options, on_error)
     };
     match report {
         Ok(report) => Ok(report.exit_status()),

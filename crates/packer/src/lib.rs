@@ -60,7 +60,6 @@
 
 #![forbid(unsafe_code)]
 
-pub mod batch;
 pub mod budget;
 pub mod cancel;
 pub mod chat;

@@ -18,10 +18,10 @@ use std::sync::mpsc;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::error::{EXIT_DOES_NOT_FIT, EXIT_FAILURE, EXIT_INVALID_INPUT, EXIT_OK};
-use crate::fixture::{Fixture, Limits};
-use crate::output::{ErrorList, ErrorRecord, Refusal, Summary, WindowsSummary};
-use crate::{Error, Request};
+use packer::error::{EXIT_DOES_NOT_FIT, EXIT_FAILURE, EXIT_INVALID_INPUT, EXIT_OK};
+use packer::fixture::{Fixture, Limits};
+use packer::output::{ErrorList, ErrorRecord, Refusal, Summary, WindowsSummary};
+use packer::{Error, Request};
 
 /// At most this many lines are read into one chunk, and packed as one group.
 const CHUNK_LINES: usize = 1024;
@@ -261,16 +261,16 @@ fn pack_line(line: Line, options: &BatchOptions) -> Packed {
             Err(error) => return refused(&error, None),
         };
         let request = &options.request;
-        let refusal = |failure: crate::Failure| {
+        let refusal = |failure: packer::Failure| {
             let refusal = failure.does_not_fit().and_then(|does_not_fit| {
-                crate::settings(&fixture, request).ok().map(|settings| {
+                packer::settings(&fixture, request).ok().map(|settings| {
                     Refusal::new(&fixture, &settings, &request.options, does_not_fit)
                 })
             });
             refused(failure.error(), refusal.as_ref())
         };
         if request.options.windows {
-            return match crate::pack_windows(&fixture, request) {
+            return match packer::pack_windows(&fixture, request) {
                 Ok(outcome) => Packed {
                     out: json_line(&WindowsSummary::new(
                         &fixture,
@@ -283,7 +283,7 @@ fn pack_line(line: Line, options: &BatchOptions) -> Packed {
                 Err(failure) => refusal(failure),
             };
         }
-        let outcome = match crate::pack(&fixture, request) {
+        let outcome = match packer::pack(&fixture, request) {
             Ok(outcome) => outcome,
             Err(failure) => return refusal(failure),
         };
