@@ -1,7 +1,11 @@
+use super::bound::l2;
+use super::plan::windows_counting;
 use super::*;
 use crate::Policy;
-use crate::fixture::{Format, Source};
-use crate::tokens::Encoding;
+use crate::envelope::Envelope;
+use crate::fixture::{Document, Format, Source};
+use crate::pack::Options;
+use crate::tokens::{Counter, Encoding};
 
 fn document(index: usize, content: &str) -> Document {
     Document {
