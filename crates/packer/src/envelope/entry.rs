@@ -1,0 +1,346 @@
+//! A document's entry in the envelope and its counts (the part before
+//! its final cut, and what each thing that can follow it adds), and the
+//! maker of entries for one layout, counter and note cap.
+
+use super::{Cut, Ending, Envelope, Omission, Shape};
+use crate::fixture::Document;
+use crate::tokens::{Counter, Known, Shared, Skip};
+
+/// The provenance of a focused excerpt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExcerptLabel {
+    /// The query the excerpt was focused on.
+    pub query: String,
+    /// 1-based inclusive line ranges of the original, e.g. `12-40,88-101`.
+    pub lines: String,
+    /// The original's length in characters.
+    pub of_chars: usize,
+}
+
+/// The outline a derived document is (SPEC §2.3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutlineLabel {
+    /// 1-based inclusive ranges of the kept lines, e.g. `1-12,40-41`.
+    pub lines: String,
+    /// The file's line count.
+    pub of_lines: usize,
+}
+
+/// What a derived document is, for its label in the payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Label {
+    /// A focused excerpt (SPEC §2).
+    Excerpt(ExcerptLabel),
+    /// An outline (SPEC §2.3).
+    Outline(OutlineLabel),
+}
+
+/// One entry of an envelope list, with its exact counts.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub(super) text: String,
+    pub(super) counts: EntryCounts,
+    /// The pieces counted from the entry's first byte, for the payload's
+    /// recount ([`Envelopes::recount`](super::Envelopes::recount)).
+    pub(super) known: Known,
+}
+
+/// An entry's token counts for each thing that can follow it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntryCounts {
+    /// When another entry of its list follows (joined).
+    pub next: usize,
+    /// For a document: as the last document, for each `Ending`. For an
+    /// omitted entry: `[last of the list, last listed before the count]`.
+    pub(super) ends: [usize; 4],
+}
+
+impl Entry {
+    /// The entry's stored text (see [`Envelope`]'s layouts).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The entry's counts.
+    pub fn counts(&self) -> EntryCounts {
+        self.counts
+    }
+
+    /// The pieces counted from the entry's first byte (none when the
+    /// counter cannot say).
+    pub fn known(&self) -> &Known {
+        &self.known
+    }
+}
+
+/// Writes and counts the entries of one envelope: the layout, the counter
+/// and whether (and how far) omissions are noted. Cheap to copy and safe to
+/// share between threads.
+#[derive(Debug, Clone, Copy)]
+pub struct Entries {
+    pub(super) envelope: Envelope,
+    pub(super) counter: Counter,
+    /// With omission notes: how many omitted documents are listed at most.
+    pub(super) note_max: Option<usize>,
+    /// Whether the entries are a window's (`--windows`).
+    pub(super) windows: bool,
+    /// Tokens of each ending and of the omitted list's two endings, for the
+    /// layouts whose entries are counted alone.
+    pub(super) ending_tokens: [usize; 4],
+    pub(super) list_end_tokens: [usize; 2],
+}
+
+impl Entries {
+    /// Entries in `envelope`, counted with `counter`; `note_max` is `Some`
+    /// (the cap on listed documents) when omissions are noted.
+    pub fn new(envelope: Envelope, counter: Counter, note_max: Option<usize>) -> Entries {
+        Entries::with_shape(envelope, counter, note_max, false)
+    }
+
+    /// Entries of windows (`--windows`): with omission notes, each window's
+    /// note lists the documents that are not in it, in the layout's
+    /// windows shape, and documents are counted for every ending (a
+    /// window's count is also reckoned without its note).
+    pub fn for_windows(envelope: Envelope, counter: Counter, note_max: Option<usize>) -> Entries {
+        Entries::with_shape(envelope, counter, note_max, true)
+    }
+
+    pub(super) fn with_shape(
+        envelope: Envelope,
+        counter: Counter,
+        note_max: Option<usize>,
+        windows: bool,
+    ) -> Entries {
+        let mut entries = Entries {
+            envelope,
+            counter,
+            note_max,
+            windows,
+            ending_tokens: [0; 4],
+            list_end_tokens: [0; 2],
+        };
+        let shape = entries.shape();
+        entries.ending_tokens = shape.endings.map(|text| counter.count(text));
+        entries.list_end_tokens = [shape.list_end, shape.more_join].map(|text| counter.count(text));
+        entries
+    }
+
+    /// The fixed texts these entries are written among.
+    pub(super) fn shape(&self) -> &'static Shape {
+        let layout = self.envelope.layout();
+        if self.windows {
+            layout.windows_shape()
+        } else {
+            layout.shape()
+        }
+    }
+
+    /// The layout.
+    pub fn envelope(&self) -> Envelope {
+        self.envelope
+    }
+
+    /// The counter.
+    pub fn counter(&self) -> Counter {
+        self.counter
+    }
+
+    /// With omission notes: how many omitted documents are listed at most.
+    pub fn note_max(&self) -> Option<usize> {
+        self.note_max
+    }
+
+    /// A document's entry: `content` (its own or a derived document's)
+    /// and, for a derived document, its label.
+    pub fn document(&self, document: &Document, content: &str, label: Option<&Label>) -> Entry {
+        self.write(document, content, label, false).0
+    }
+
+    /// A document's entry with its own content, and the content's count
+    /// alone (its `contentTokens`): the pieces the entry shares with the
+    /// content byte for byte are not split a second time.
+    pub fn document_and_count(&self, document: &Document) -> (Entry, usize) {
+        let content = &document.content;
+        let (entry, skips) = self.write(document, content, None, true);
+        let tokens = self.counter.count_skipping(content, &skips);
+        (entry, tokens)
+    }
+
+    /// A document's entry and, when `share`, the pieces its content is
+    /// sure to have (see [`Counter::record_shared`]).
+    pub(super) fn write(
+        &self,
+        document: &Document,
+        content: &str,
+        label: Option<&Label>,
+        share: bool,
+    ) -> (Entry, Vec<Skip>) {
+        let mut verbatim = Vec::new();
+        let mut text = self
+            .envelope
+            .layout()
+            .document(document, content, label, &mut verbatim);
+        // Where the stretches lie in the text the entry is recorded in.
+        let shared = |shift: usize| -> Vec<Shared> {
+            if !share {
+                return Vec::new();
+            }
+            verbatim
+                .iter()
+                .map(|v| Shared {
+                    here: shift + v.entry,
+                    there: v.content,
+                    len: v.len,
+                })
+                .collect()
+        };
+        let endings: &[Ending] = match (self.note_max, self.windows) {
+            (Some(_), true) => &[
+                Ending::Plain,
+                Ending::NoneOmitted,
+                Ending::Listed,
+                Ending::MoreOnly,
+            ],
+            (Some(_), false) => &[Ending::NoneOmitted, Ending::Listed, Ending::MoreOnly],
+            (None, _) => &[Ending::Plain],
+        };
+        let shape = self.shape();
+        let mut ends = [0; 4];
+        let (next, known, skips) = match self.envelope.cut() {
+            Cut::FinalRun => {
+                let (split, skips) =
+                    JsonSplit::new(&mut text, &self.counter, shape.join, &shared(0));
+                for &ending in endings {
+                    ends[ending as usize] =
+                        split.followed_by(&text, &self.counter, shape.endings[ending as usize]);
+                }
+                (split.next, split.known, skips)
+            }
+            Cut::Newline { position } => {
+                let (alone, known, skips) = match position {
+                    // Counted at position 1; `Envelopes::position_tokens`
+                    // adds what other positions cost beyond that.
+                    Some(start) => {
+                        let mut full = String::with_capacity(text.len() + 20);
+                        full.push_str(start);
+                        full.push('1');
+                        let from = full.len();
+                        full.push_str(&text);
+                        match self
+                            .counter
+                            .record_shared(&full, from, usize::MAX, &shared(from))
+                        {
+                            Some((before, known, skips)) => (before + known.tokens(), known, skips),
+                            None => (self.counter.count(&full), Known::default(), Vec::new()),
+                        }
+                    }
+                    None => match self.counter.record_shared(&text, 0, usize::MAX, &shared(0)) {
+                        Some((_, known, skips)) => (known.tokens(), known, skips),
+                        None => (self.counter.count(&text), Known::default(), Vec::new()),
+                    },
+                };
+                for &ending in endings {
+                    ends[ending as usize] = alone + self.ending_tokens[ending as usize];
+                }
+                (alone, known, skips)
+            }
+        };
+        let entry = Entry {
+            text,
+            counts: EntryCounts { next, ends },
+            known,
+        };
+        (entry, skips)
+    }
+
+    /// An omitted document's entry in the note (it does not fit).
+    pub fn omitted(&self, document: &Document) -> Entry {
+        self.omitted_because(document, Omission::DoesNotFit)
+    }
+
+    /// A document's entry in the note, listed for `omission`.
+    pub fn omitted_because(&self, document: &Document, omission: Omission) -> Entry {
+        let mut text = self
+            .envelope
+            .layout()
+            .omitted(document, omission, self.windows);
+        let shape = self.shape();
+        let (next, ends, known) = match self.envelope.cut() {
+            Cut::FinalRun => {
+                let (split, _) = JsonSplit::new(&mut text, &self.counter, shape.omitted_join, &[]);
+                let ends = [shape.list_end, shape.more_join]
+                    .map(|ending| split.followed_by(&text, &self.counter, ending));
+                (split.next, ends, split.known)
+            }
+            Cut::Newline { .. } => {
+                let (alone, known) = match self.counter.record(&text, 0, usize::MAX) {
+                    Some((_, known)) => (known.tokens(), known),
+                    None => (self.counter.count(&text), Known::default()),
+                };
+                (alone, self.list_end_tokens.map(|end| alone + end), known)
+            }
+        };
+        Entry {
+            text,
+            counts: EntryCounts {
+                next,
+                ends: [ends[0], ends[1], 0, 0],
+            },
+            known,
+        }
+    }
+}
+
+/// A JSON entry's count up to its final punctuation run, and where that run
+/// starts (see the module documentation).
+pub(super) struct JsonSplit {
+    pub(super) stable: usize,
+    pub(super) tail_start: usize,
+    pub(super) next: usize,
+    /// The pieces before the tail.
+    pub(super) known: Known,
+}
+
+impl JsonSplit {
+    /// The split of `text` followed by `join`, and the pieces the `shared`
+    /// stretches give another text (see [`Counter::record_shared`]).
+    /// `text` is followed by `join` while it is counted, and given back
+    /// as it was (so that the entry is not copied).
+    pub(super) fn new(
+        text: &mut String,
+        counter: &Counter,
+        join: &str,
+        shared: &[Shared],
+    ) -> (JsonSplit, Vec<Skip>) {
+        let len = text.len();
+        text.push_str(join);
+        let joined = text.as_str();
+        // The final `}` is the last byte of the entry.
+        let (stable, tail_start, known, skips) =
+            match counter.record_shared(joined, 0, len - 1, shared) {
+                Some((_, known, skips)) => (known.tokens(), known.len(), known, skips),
+                None => {
+                    let (stable, tail_start) = counter.count_before_piece_at(joined, len - 1);
+                    (stable, tail_start, Known::default(), Vec::new())
+                }
+            };
+        // `joined[tail_start..]` is already the tail followed by the join.
+        let next = stable + counter.count(&joined[tail_start..]);
+        text.truncate(len);
+        let split = JsonSplit {
+            stable,
+            tail_start,
+            next,
+            known,
+        };
+        (split, skips)
+    }
+
+    fn followed_by(&self, text: &str, counter: &Counter, ending: &str) -> usize {
+        let tail = &text[self.tail_start..];
+        let mut joined = String::with_capacity(tail.len() + ending.len());
+        joined.push_str(tail);
+        joined.push_str(ending);
+        self.stable + counter.count(&joined)
+    }
+}
