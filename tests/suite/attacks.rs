@@ -192,21 +192,37 @@ fn tokenizer_pipelines_that_recurse_or_explode_are_refused_with_their_limit() {
 #[test]
 fn a_tokenizer_with_one_very_long_token_counts_exactly_in_bounded_steps() {
     let dir = tempfile::tempdir().unwrap();
-    let long = "a".repeat(20_000);
-    // Unigram: the best path over 100,000 `a`s is five of the long token
-    // (score -5 each) rather than `a`s (-1 each); one more `a` is one more
-    // token.
-    let unigram = json!({
-        "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
-        "normalizer": null, "pre_tokenizer": null, "post_processor": null, "decoder": null,
-        "model": {"type": "Unigram", "unk_id": 0, "byte_fallback": false,
-                  "vocab": [["<unk>", 0.0], ["a", -1.0], [long, -5.0]]}});
-    write_json(dir.path(), "unigram.json", &unigram);
-    for (text, tokens) in [("a".repeat(100_000), "5"), ("a".repeat(100_001), "6")] {
+    // Unigram tries every token that starts at each position, so its
+    // tokens are at most 256 bytes: the best path over 100,000 `a`s is 400
+    // of a 250-byte token (score -5 each) rather than `a`s (-1 each); one
+    // more `a` is one more token. A 20,000-byte token is refused at load.
+    let unigram = |long: &str| {
+        json!({
+            "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+            "normalizer": null, "pre_tokenizer": null, "post_processor": null, "decoder": null,
+            "model": {"type": "Unigram", "unk_id": 0, "byte_fallback": false,
+                      "vocab": [["<unk>", 0.0], ["a", -1.0], [long, -5.0]]}})
+    };
+    write_json(dir.path(), "unigram.json", &unigram(&"a".repeat(250)));
+    for (text, tokens) in [("a".repeat(100_000), "400"), ("a".repeat(100_001), "401")] {
         let ended = count_with(dir.path(), "unigram.json", &text);
         assert_eq!(ended.status, Some(0), "{}", ended.stderr);
         assert_eq!(ended.stdout.trim(), tokens);
     }
+    write_json(
+        dir.path(),
+        "unigram-long.json",
+        &unigram(&"a".repeat(20_000)),
+    );
+    let ended = count_with(dir.path(), "unigram-long.json", "a");
+    assert_eq!(ended.status, Some(3), "{}", ended.stderr);
+    assert!(
+        ended.stderr.starts_with(
+            "error[tokenizer-limit]: the --tokenizer file has a Unigram token of 20000 bytes"
+        ),
+        "{}",
+        ended.stderr
+    );
     // WordPiece, whose file allows words of any length: the word is the
     // long token, then `##b` for each of the 80,000 `b`s after it.
     let wordpiece = json!({

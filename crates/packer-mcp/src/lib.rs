@@ -724,7 +724,7 @@ pub fn run(args: Settings) -> Result<i32, packer::Error> {
         .enable_all()
         .build()
         .map_err(|error| packer::Error::Output { kind: error.kind() })?;
-    runtime.block_on(async move {
+    let status = runtime.block_on(async move {
         say!(
             "packer mcp {}: serving on standard input and output",
             env!("CARGO_PKG_VERSION")
@@ -745,5 +745,9 @@ pub fn run(args: Settings) -> Result<i32, packer::Error> {
                 Ok(EXIT_FAILURE)
             }
         }
-    })
+    });
+    // The client is gone: a call still packing (a cancelled one finishing
+    // a count) is not waited for, and ends with the process.
+    runtime.shutdown_background();
+    status
 }

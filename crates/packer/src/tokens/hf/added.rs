@@ -101,8 +101,13 @@ pub(super) struct Added {
 #[derive(Default)]
 struct Edges {
     /// Every nonempty proper prefix of every token's text (special ones
-    /// too: a skipped match still consumes its text).
-    prefixes: FxHashSet<Box<str>>,
+    /// too: a skipped match still consumes its text), as its length and
+    /// its polynomial hash (base [`HASH_BASE`]): one entry per prefix, so a token of `L` bytes
+    /// costs `L` entries, not the `L²/2` bytes of its prefixes' texts. A
+    /// hash that matches by chance only makes [`Added::may_cross`] say
+    /// "may" of a text that cannot cross, which costs a count, never
+    /// exactness.
+    prefixes: FxHashSet<(u64, usize)>,
     longest_prefix: usize,
     /// Texts of tokens (not special) that take what is after them:
     /// `rstrip` (whitespace) or `single_word` (the next character).
@@ -301,9 +306,15 @@ impl Added {
 
 impl Edges {
     fn note(&mut self, text: &str, flags: Flags) {
-        for (at, _) in text.char_indices().skip(1) {
-            self.longest_prefix = self.longest_prefix.max(at);
-            self.prefixes.insert(text[..at].into());
+        let mut hash = 0u64;
+        for (at, &byte) in text.as_bytes().iter().enumerate() {
+            if at > 0 && text.is_char_boundary(at) {
+                self.longest_prefix = self.longest_prefix.max(at);
+                self.prefixes.insert((hash, at));
+            }
+            hash = hash
+                .wrapping_mul(HASH_BASE)
+                .wrapping_add(u64::from(byte) + 1);
         }
         self.digit_first |= text.starts_with(|c: char| c.is_ascii_digit());
         if flags.special {
@@ -318,13 +329,19 @@ impl Edges {
     }
 
     fn may_cross(&self, text: &str) -> bool {
-        let ends_with_prefix = text
-            .char_indices()
-            .rev()
-            .take_while(|&(at, _)| text.len() - at <= self.longest_prefix)
-            .any(|(at, _)| self.prefixes.contains(&text[at..]));
-        if ends_with_prefix {
-            return true;
+        // The hash of each ending of `text`, one byte longer at a time.
+        let bytes = text.as_bytes();
+        let (mut hash, mut power) = (0u64, 1u64);
+        for at in (0..bytes.len()).rev() {
+            let length = bytes.len() - at;
+            if length > self.longest_prefix {
+                break;
+            }
+            hash = hash.wrapping_add((u64::from(bytes[at]) + 1).wrapping_mul(power));
+            power = power.wrapping_mul(HASH_BASE);
+            if text.is_char_boundary(at) && self.prefixes.contains(&(hash, length)) {
+                return true;
+            }
         }
         if self.digit_first && text.ends_with(|c: char| c.is_ascii_digit()) {
             return true;
@@ -340,6 +357,10 @@ impl Edges {
         self.glued_right.iter().any(right) || self.glued_left.iter().any(left)
     }
 }
+
+/// The base of [`Edges`]' polynomial hashes of texts (odd, so that
+/// multiplying by it loses nothing mod 2^64).
+const HASH_BASE: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// `^\w` and `\w$` of the reference (the `regex` crate's Unicode `\w`).
 static WORD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\A\w\z").expect("a valid regex"));
@@ -415,6 +436,34 @@ mod tests {
             normalized: false,
             special,
         }
+    }
+
+    #[test]
+    fn a_text_ending_in_a_token_s_prefix_may_cross_and_a_long_token_costs_its_length() {
+        let flags = Flags {
+            special: false,
+            single_word: false,
+            lstrip: false,
+            rstrip: false,
+        };
+        let mut edges = Edges::default();
+        edges.note("<|endoftext|>", flags);
+        edges.note("héllo", flags);
+        assert!(edges.may_cross("text <|endof"));
+        assert!(edges.may_cross("say h"));
+        assert!(edges.may_cross("say hé"));
+        assert!(!edges.may_cross("say hello"));
+        assert!(!edges.may_cross("text |endof"));
+        // Its whole text is not a proper prefix.
+        assert!(!edges.may_cross("x<|endoftext|>"));
+        // A token of 200,000 bytes: 200,000 entries (its prefixes' texts
+        // would be 20 GB).
+        let long = "a".repeat(200_000);
+        let mut edges = Edges::default();
+        edges.note(&long, flags);
+        assert_eq!(edges.prefixes.len(), 199_999);
+        assert!(edges.may_cross(&format!("b{}", &long[..150_000])));
+        assert!(!edges.may_cross(&"b".repeat(1_000)));
     }
 
     fn pieces(added: &Added, text: &str) -> Vec<String> {

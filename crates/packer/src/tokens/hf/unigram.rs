@@ -35,7 +35,7 @@ use super::prefixes::Prefixes;
 use super::{Family, PieceModel, Pipeline};
 use crate::error::Error;
 use crate::tokens::Engine;
-use crate::tokens::family::{invalid, json_error};
+use crate::tokens::family::{invalid, json_error, over_limit};
 
 /// The `Unigram` family.
 pub(super) const FAMILY: Family = Family {
@@ -100,6 +100,10 @@ struct Best {
     unknown: bool,
 }
 
+/// The longest Unigram token read, in bytes (SentencePiece vocabularies'
+/// longest are a few dozen).
+pub(super) const MOST_TOKEN_BYTES: usize = 256;
+
 impl Unigram {
     /// Reads the model (whose type is Unigram).
     pub(super) fn parse(raw: &RawValue) -> Result<Unigram, Error> {
@@ -112,6 +116,21 @@ impl Unigram {
         };
         if unk_id >= model.vocab.len() {
             return Err(invalid("its unk_id is not in the vocab"));
+        }
+        // Every position of a text is tried against every token that
+        // starts there: the work is the text's length times the longest
+        // token, so that is bounded.
+        if let Some(longest) = model
+            .vocab
+            .iter()
+            .map(|(token, _)| token.len())
+            .max()
+            .filter(|&longest| longest > MOST_TOKEN_BYTES)
+        {
+            return Err(over_limit(format!(
+                "a Unigram token of {longest} bytes (the limit is {MOST_TOKEN_BYTES}: every \
+                 character of a text is tried against the tokens that start there)"
+            )));
         }
         let mut by_token: FxHashMap<&str, (f64, bool)> = FxHashMap::default();
         by_token.reserve(model.vocab.len());
@@ -263,6 +282,24 @@ mod tests {
         assert_eq!(m.count("é☃a"), 2 + 3 + 1);
         // `<0x41>` written out is that token.
         assert_eq!(m.count("<0x41>"), 1);
+    }
+
+    #[test]
+    fn a_token_longer_than_the_limit_is_refused_with_its_size() {
+        let long = "a".repeat(MOST_TOKEN_BYTES + 1);
+        let json =
+            format!(r#"{{"type":"Unigram","unk_id":0,"vocab":[["<unk>",0.0],["{long}",-1.0]]}}"#);
+        let raw: Box<RawValue> = serde_json::from_str(&json).unwrap();
+        let Err(error) = Unigram::parse(&raw) else {
+            panic!("a token over the limit was read");
+        };
+        assert_eq!(error.code(), "tokenizer-limit");
+        assert!(!error.to_string().contains("aaa"));
+        let fits = "a".repeat(MOST_TOKEN_BYTES);
+        let json =
+            format!(r#"{{"type":"Unigram","unk_id":0,"vocab":[["<unk>",0.0],["{fits}",-1.0]]}}"#);
+        let raw: Box<RawValue> = serde_json::from_str(&json).unwrap();
+        assert!(Unigram::parse(&raw).is_ok());
     }
 
     #[test]
