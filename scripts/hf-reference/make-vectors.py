@@ -406,6 +406,67 @@ def regex_replace_file():
     tokenizer.save(str(DATA / "unigram-regex-tokenizer.json"))
 
 
+def bpe_component_files():
+    """Small BPE files with the normalizers and pre-tokenizer that BPE files
+    published beside Falcon, CLIP and older BPE conversions carry (SPEC
+    §2.2.1), trained by the reference library on this repository's
+    documents, and a Unigram file whose model has no `type`:
+
+    - `bpe-punctuation`: Falcon's shape before its byte-level stage:
+      `Punctuation` (`Contiguous`) then `ByteLevel`, byte-level BPE;
+    - `bpe-lowercase`: CLIP's normalizer without its NFC: `Lowercase`
+      alone, then `ByteLevel`, byte-level BPE;
+    - `bpe-nfd`: BPE over characters with `byte_fallback` after `NFD`, and
+      `Whitespace` then `Punctuation` (`Isolated`, its default);
+    - `unigram-untyped`: `unigram-sequence` with the model's `type`
+      removed, as older `tokenizers` wrote Unigram models (the reference
+      infers the model from its fields).
+    """
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+
+    corpus = [text for _, text in texts.documents()]
+    byte_tokens = [f"<0x{b:02X}>" for b in range(256)]
+
+    def byte_level(normalizer, pre_tokenizer, name):
+        tokenizer = Tokenizer(models.BPE())
+        if normalizer is not None:
+            tokenizer.normalizer = normalizer
+        tokenizer.pre_tokenizer = pre_tokenizer
+        tokenizer.train_from_iterator(
+            corpus,
+            trainer=trainers.BpeTrainer(
+                vocab_size=600, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+            ),
+        )
+        tokenizer.save(str(DATA / name))
+
+    byte_level(
+        None,
+        pre_tokenizers.Sequence(
+            [pre_tokenizers.Punctuation(behavior="contiguous"), pre_tokenizers.ByteLevel(add_prefix_space=False)]
+        ),
+        "bpe-punctuation-tokenizer.json",
+    )
+    byte_level(normalizers.Lowercase(), pre_tokenizers.ByteLevel(add_prefix_space=False), "bpe-lowercase-tokenizer.json")
+
+    tokenizer = Tokenizer(models.BPE(unk_token="<unk>", byte_fallback=True))
+    tokenizer.normalizer = normalizers.NFD()
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Whitespace(), pre_tokenizers.Punctuation()])
+    tokenizer.train_from_iterator(
+        corpus,
+        trainer=trainers.BpeTrainer(
+            vocab_size=900, limit_alphabet=120, special_tokens=["<unk>"] + byte_tokens, show_progress=False
+        ),
+    )
+    data = json.loads(tokenizer.to_str())
+    data["added_tokens"] = [t for t in data["added_tokens"] if t["content"] not in byte_tokens]
+    (DATA / "bpe-nfd-tokenizer.json").write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+    data = json.loads((DATA / "unigram-sequence-tokenizer.json").read_text(encoding="utf-8"))
+    del data["model"]["type"]
+    (DATA / "unigram-untyped-tokenizer.json").write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
 def train_missing(make, *names):
     """Runs `make` when one of the files it writes is not there yet (or
     with --retrain)."""
@@ -433,6 +494,13 @@ def main():
     train_missing(wordlevel_files, "wordlevel-whitespace-tokenizer.json", "wordlevel-bytes-tokenizer.json")
     train_missing(precompiled_file, "unigram-precompiled-tokenizer.json")
     train_missing(regex_replace_file, "unigram-regex-tokenizer.json")
+    train_missing(
+        bpe_component_files,
+        "bpe-punctuation-tokenizer.json",
+        "bpe-lowercase-tokenizer.json",
+        "bpe-nfd-tokenizer.json",
+        "unigram-untyped-tokenizer.json",
+    )
 
     files = {
         "qwen3": ("qwen3-tokenizer.json.gz", hf_counter, "tokenizers"),
@@ -458,6 +526,10 @@ def main():
         "wordlevel-bytes": ("wordlevel-bytes-tokenizer.json", hf_counter, "tokenizers"),
         "unigram-precompiled": ("unigram-precompiled-tokenizer.json", hf_counter, "tokenizers"),
         "unigram-regex": ("unigram-regex-tokenizer.json", hf_counter, "tokenizers"),
+        "bpe-punctuation": ("bpe-punctuation-tokenizer.json", hf_counter, "tokenizers"),
+        "bpe-lowercase": ("bpe-lowercase-tokenizer.json", hf_counter, "tokenizers"),
+        "bpe-nfd": ("bpe-nfd-tokenizer.json", hf_counter, "tokenizers"),
+        "unigram-untyped": ("unigram-untyped-tokenizer.json", hf_counter, "tokenizers"),
     }
     cases = texts.all_texts()
     out = {"files": {}, "texts": [], "envelopes": []}

@@ -262,7 +262,7 @@ fn byte_level_files_split_like_tiktoken() {
             || key.starts_with("unigram")
             || key == "wordlevel-whitespace"
             || key == "minilm"
-            || key == "bpe-nfkc"
+            || key.starts_with("bpe-")
             || key == "claude"
         {
             Splitting::Whole
@@ -447,8 +447,15 @@ fn what_cannot_be_counted_exactly_is_refused_naming_the_component() {
             "Metaspace pre-tokenizer together with ByteLevel",
         ),
         (
-            r#"{"normalizer":{"type":"Lowercase"},"pre_tokenizer":null,"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
-            "the Lowercase normalizer",
+            r#"{"normalizer":{"type":"StripAccents"},"pre_tokenizer":null,"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
+            "the StripAccents normalizer with a BPE model",
+        ),
+        (
+            // Falcon's whole pre-tokenizer: Digits and a Split after
+            // ByteLevel would see its byte-level characters (`²` is a
+            // digit there).
+            r#"{"normalizer":null,"pre_tokenizer":{"type":"Sequence","pretokenizers":[{"type":"Punctuation","behavior":"Contiguous"},{"type":"ByteLevel","add_prefix_space":false},{"type":"Digits","individual_digits":false}]},"model":{"type":"BPE","vocab":{},"merges":[]}}"#,
+            "a pre-tokenizer after ByteLevel",
         ),
     ];
     for (index, (json, component)) in cases.iter().enumerate() {
@@ -1070,11 +1077,14 @@ struct Sweep {
     /// Per code point: the code point, then the reference's count of each
     /// shape.
     counts: Vec<Vec<u32>>,
+    /// Other texts (random ones) and the reference's count of each.
+    #[serde(default)]
+    texts: Vec<(String, u32)>,
 }
 
 /// Every code point in each shape counted as the reference counted it,
-/// from a file that scripts/hf-reference/sweep-wordpiece.py or
-/// sweep-unigram.py writes (about 1.1 million code points per committed
+/// (and other texts), from a file that a scripts/hf-reference/sweep-*.py
+/// writes (about 1.1 million code points per committed
 /// file; not run in CI). Set `PACKER_SWEEP` to the file.
 #[test]
 #[ignore = "needs PACKER_SWEEP, from scripts/hf-reference/sweep-*.py"]
@@ -1105,6 +1115,13 @@ fn every_code_point_counts_like_the_reference() {
                         row[0]
                     ));
                 }
+            }
+        }
+        for (text, want) in &sweep.texts {
+            let count = counter.count(text);
+            compared += 1;
+            if count != *want as usize {
+                failures.push(format!("{text:?}: {count} != {want}"));
             }
         }
         println!(

@@ -20,10 +20,13 @@
 //!   prefix space; its pieces are counted over their bytes), `Split` (regex
 //!   or literal, every behaviour, `invert`), `Digits`, `Metaspace` (every
 //!   `prepend_scheme`, `split` true or false), `BertPreTokenizer`,
-//!   `WhitespaceSplit` and `Whitespace`, nested `Sequence`s flattened, or
-//!   none (then a text is one word).
+//!   `WhitespaceSplit`, `Whitespace` and `Punctuation` (BERT's punctuation,
+//!   every behaviour), nested `Sequence`s flattened, or none (then a text
+//!   is one word).
 //! - Models: the families of [`MODELS`], each with the normalizers and
-//!   pre-tokenizers its module's `check` lets through.
+//!   pre-tokenizers its module's `check` lets through. A model without a
+//!   `type` is the family the reference reads it as (a list vocabulary is
+//!   Unigram's, anything else BPE's).
 //!
 //! NFC, NFKC and NFKD are the reference's own: the tables of
 //! `unicode-normalization-alignments` (Unicode 9.0.0), which `tokenizers`
@@ -80,7 +83,7 @@ use super::family::{TopLevel, json_error, unsupported};
 use super::known::Visitor;
 use super::pretokenize::{
     Behavior, PrependScheme, SplitRegex, Stage, count_before_piece_at, for_each_piece,
-    split_ranges, splitting_of,
+    split_ranges, split_ranges_by, splitting_of,
 };
 use super::{Engine, Splitting, Stretch};
 use crate::error::Error;
@@ -149,6 +152,16 @@ fn component(known: &[&str], kind: Option<&str>, what: &str) -> String {
 struct ModelType<'a> {
     #[serde(rename = "type", borrow)]
     kind: Option<Cow<'a, str>>,
+    /// Whether the vocabulary is a JSON list (only Unigram's is).
+    #[serde(rename = "vocab", default, deserialize_with = "is_list")]
+    vocab_is_list: bool,
+}
+
+/// Whether a value is a JSON list, reading no further than its first byte
+/// (the vocabulary is read again by its family).
+fn is_list<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    let raw = <&RawValue>::deserialize(deserializer)?;
+    Ok(raw.get().starts_with('['))
 }
 
 /// A loaded `tokenizer.json`: normalization, pre-tokenizer stages and the
@@ -209,7 +222,8 @@ impl<M: PieceModel> HuggingFace<M> {
                     Stage::PrefixSpace
                     | Stage::Metaspace { split: None, .. }
                     | Stage::WhitespaceSplit
-                    | Stage::Bert => None,
+                    | Stage::Bert
+                    | Stage::Punctuation { .. } => None,
                 })
                 .collect()
         };
@@ -377,6 +391,14 @@ impl<M: PieceModel> HuggingFace<M> {
                 for (start, end) in ranges {
                     let origin = origin && start == 0;
                     self.run_stages(stage + 1, rest, &piece[start..end], origin, each);
+                }
+            }
+            Stage::Punctuation { behavior } => {
+                let mut ranges = Vec::new();
+                split_ranges_by(bert::is_bert_punctuation, *behavior, piece, &mut ranges);
+                for (start, end) in ranges {
+                    let origin = origin && start == 0;
+                    self.run_stages(stage + 1, caches, &piece[start..end], origin, each);
                 }
             }
             Stage::WhitespaceSplit | Stage::Bert => {
@@ -741,8 +763,15 @@ fn hugging_face(
     added_tokens: Option<&RawValue>,
 ) -> Result<Box<dyn Engine>, Error> {
     let kind: ModelType = serde_json::from_str(model.get()).map_err(|e| json_error(&e))?;
-    // (The reference reads a model without a type as BPE.)
-    let kind = kind.kind.as_deref().unwrap_or("BPE");
+    // The reference reads a model without a type as the first of BPE,
+    // WordPiece, WordLevel and Unigram whose fields it reads: a vocabulary
+    // that is a list (of pieces and scores) is only Unigram's; any other is
+    // read as BPE (a map, as the other three write it).
+    let kind = match kind.kind.as_deref() {
+        Some(kind) => kind,
+        None if kind.vocab_is_list => "Unigram",
+        None => "BPE",
+    };
     let Some(family) = MODELS.iter().find(|family| family.name == kind) else {
         return Err(unsupported(component(
             &REFERENCE_MODELS,

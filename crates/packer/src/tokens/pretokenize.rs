@@ -299,6 +299,10 @@ pub(crate) enum Stage {
     /// `BertPreTokenizer`: `WhitespaceSplit`, then every punctuation
     /// character of each piece a piece of its own (see `hf::bert`).
     Bert,
+    /// `Punctuation`: a split in which every punctuation character (BERT's
+    /// punctuation, see `hf::bert`) is a match of its own, handled as
+    /// `behavior` says.
+    Punctuation { behavior: Behavior },
 }
 
 /// When `Metaspace` puts its replacement before a piece that does not
@@ -361,6 +365,46 @@ pub(crate) fn split_ranges(
             segment.2 = !segment.2;
         }
     }
+    split_segments(&matches, behavior, out);
+}
+
+/// The pieces a split whose matches are the single characters `is_match`
+/// accepts makes of `text`, as byte ranges (the reference's
+/// `NormalizedString::split` with a `Fn(char) -> bool` pattern: each such
+/// character is a match of its own).
+pub(crate) fn split_ranges_by(
+    is_match: fn(char) -> bool,
+    behavior: Behavior,
+    text: &str,
+    out: &mut Vec<(usize, usize)>,
+) {
+    let mut matches = Vec::new();
+    if text.is_empty() {
+        matches.push((0, 0, false));
+    }
+    let mut previous = 0;
+    for (at, c) in text.char_indices() {
+        if is_match(c) {
+            if previous < at {
+                matches.push((previous, at, false));
+            }
+            previous = at + c.len_utf8();
+            matches.push((at, previous, true));
+        }
+    }
+    if previous < text.len() {
+        matches.push((previous, text.len(), false));
+    }
+    split_segments(&matches, behavior, out);
+}
+
+/// The pieces that `behavior` makes of `matches` (segments tiling a text:
+/// `(start, end, is_match)`), as byte ranges.
+fn split_segments(
+    matches: &[(usize, usize, bool)],
+    behavior: Behavior,
+    out: &mut Vec<(usize, usize)>,
+) {
     // (start, end, remove)
     let mut splits: Vec<(usize, usize, bool)> = Vec::with_capacity(matches.len());
     match behavior {
@@ -368,7 +412,7 @@ pub(crate) fn split_ranges(
         Behavior::Removed => splits.extend(matches.iter().copied()),
         Behavior::Contiguous => {
             let mut previous_match = false;
-            for &(s, e, is_match) in &matches {
+            for &(s, e, is_match) in matches {
                 match splits.last_mut() {
                     Some(last) if is_match == previous_match => last.1 = e,
                     _ => splits.push((s, e, false)),
@@ -378,7 +422,7 @@ pub(crate) fn split_ranges(
         }
         Behavior::MergedWithPrevious => {
             let mut previous_match = false;
-            for &(s, e, is_match) in &matches {
+            for &(s, e, is_match) in matches {
                 match splits.last_mut() {
                     Some(last) if is_match && !previous_match => last.1 = e,
                     _ => splits.push((s, e, false)),

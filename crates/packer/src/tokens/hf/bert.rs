@@ -117,10 +117,10 @@ pub(crate) fn strip_accents(text: &str) -> String {
         .collect()
 }
 
-/// `BertPreTokenizer`'s punctuation: ASCII punctuation (symbols such as
-/// `$`, `+`, `^` too) and every character of a P category in the crate's
-/// tables.
-fn is_bert_punctuation(c: char) -> bool {
+/// `BertPreTokenizer`'s punctuation, and the `Punctuation`
+/// pre-tokenizer's: ASCII punctuation (symbols such as `$`, `+`, `^` too)
+/// and every character of a P category in the crate's tables.
+pub(crate) fn is_bert_punctuation(c: char) -> bool {
     c.is_ascii_punctuation() || c.is_punctuation()
 }
 

@@ -343,6 +343,18 @@ pub(super) fn parse_pre_tokenizer(value: Option<&Value>) -> Result<PreTokenizer,
                     invert: true,
                 });
             }
+            Some("Punctuation") => {
+                // The reference's default behaviour is `Isolated`.
+                let behavior = match item.get("behavior") {
+                    None => Behavior::Isolated,
+                    Some(name) => name.as_str().and_then(Behavior::parse).ok_or_else(|| {
+                        invalid(format!(
+                            "pre-tokenizer {index} (Punctuation) has no known behavior"
+                        ))
+                    })?,
+                };
+                stages.push(Stage::Punctuation { behavior });
+            }
             Some("Digits") => {
                 let individual = item
                     .get("individual_digits")
