@@ -943,6 +943,28 @@ fn requests_are_refused_where_the_framing_is_unknown_or_the_reservation_given() 
         "{stderr}"
     );
     assert!(stderr.contains("--reserved-other-input-tokens"), "{stderr}");
+    // A Mistral tekken.json: the same refusal, with or without a template
+    // (none is beside it), in Mistral's words rather than OpenAI's.
+    let tekken = file_on_disk("tekken");
+    let template = request.with_file_name("tekken-template.jinja");
+    std::fs::write(&template, "{{ messages[0].content }}").unwrap();
+    for with_template in [false, true] {
+        let mut args = vec!["--budget", "500", "--tokenizer", tekken.to_str().unwrap()];
+        if with_template {
+            args.extend(["--chat-template", template.to_str().unwrap()]);
+        }
+        let (code, stderr) = run(&args);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(
+            stderr.starts_with("error[request-framing-unknown]:"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("tokenizer:tekken_240718.json") && stderr.contains("mistral-common"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("OpenAI"), "{stderr}");
+    }
     let (code, stderr) = run(&[
         "--encoding",
         "o200k_harmony",

@@ -156,37 +156,28 @@ pub fn prepare(job: &Job, directory: Option<&Path>) -> Result<Prepared, Error> {
     let tokenizer = job.tokenizer.as_deref();
     let roots = job.roots.as_deref();
     let now = packer_files::now();
-    request.chat = match &job.chat {
-        ChatSource::File { request, template } => Some(packer_files::load_chat(
-            request,
-            template.as_deref(),
-            tokenizer,
-            now,
-        )?),
-        ChatSource::Inline { request, template } => Some(packer_files::chat_of(
-            request,
-            template.as_deref(),
-            tokenizer,
-            roots,
-            now,
-        )?),
+    let chat = match &job.chat {
+        ChatSource::File { request, template } => {
+            packer_files::load_chat(request, template.as_deref(), tokenizer, now).map(Some)
+        }
+        ChatSource::Inline { request, template } => {
+            packer_files::chat_of(request, template.as_deref(), tokenizer, roots, now).map(Some)
+        }
         // The directory's file's request and template, read beneath it.
         ChatSource::None => match (directory, &config) {
-            (Some(dir), Some(found)) => packer_collect::config::chat(
-                dir,
-                &found.config,
-                &found.name,
-                tokenizer,
-                roots,
-                now,
-            )?
-            .map(|chat| {
-                read.extend(chat.read);
-                chat.chat
-            }),
-            _ => None,
+            (Some(dir), Some(found)) => {
+                packer_collect::config::chat(dir, &found.config, &found.name, tokenizer, roots, now)
+                    .map(|chat| {
+                        chat.map(|chat| {
+                            read.extend(chat.read);
+                            chat.chat
+                        })
+                    })
+            }
+            _ => Ok(None),
         },
     };
+    request.chat = framed(&request, chat)?;
     if let Some(chat) = &mut request.chat {
         chat.isolation.clone_from(&job.renderers);
     }
@@ -200,6 +191,30 @@ pub fn prepare(job: &Job, directory: Option<&Path>) -> Result<Prepared, Error> {
         read,
         directory: directory.map(Path::to_path_buf),
     })
+}
+
+/// The chat request loaded, unless the tokenizer file counts with no
+/// published framing (a Mistral `tekken.json`, whose special tokens packer
+/// does not read): then the request is refused as such, whether a
+/// template was found for it or is missing (the missing template is not
+/// what is wrong).
+fn framed(
+    request: &Request,
+    chat: Result<Option<packer::Chat>, Error>,
+) -> Result<Option<packer::Chat>, Error> {
+    let unframed = request.tokenizer.filter(|tokenizer| {
+        packer::Counter::with_tokenizer(*tokenizer)
+            .special_texts()
+            .is_none()
+    });
+    match (unframed, chat) {
+        (Some(tokenizer), Ok(Some(_)) | Err(Error::ChatTemplateMissing { .. })) => {
+            Err(Error::RequestFramingUnknown {
+                counted_with: tokenizer.label(),
+            })
+        }
+        (_, chat) => chat,
+    }
 }
 
 /// A directory has no budget of its own: one must be given, and the

@@ -162,11 +162,12 @@ pub enum Error {
         looked_in: ChatTemplatePlace,
     },
     /// `--request` with a counter whose framing of messages is not
-    /// published exactly (OpenAI's API encodings): refused, never
-    /// estimated.
+    /// published exactly (OpenAI's API encodings) or not read (a Mistral
+    /// `tekken.json`): refused, never estimated.
     #[error("{}", self.message(&CommandLine))]
     RequestFramingUnknown {
-        /// What packer counts with (`cl100k_base`, say).
+        /// What packer counts with (`cl100k_base`, or a file's
+        /// `tokenizer:{name}`).
         counted_with: &'static str,
     },
     /// The `--tokenizer` file uses something packer cannot count exactly.
@@ -638,6 +639,24 @@ impl Error {
                  (no published tokenizer comes near these limits)",
                 name(Setting::TokenizerFile)
             ),
+            // (A tokenizer file's label starts `tokenizer:`; the only file
+            // without a known framing is a Mistral tekken.json.)
+            Error::RequestFramingUnknown { counted_with }
+                if counted_with.starts_with("tokenizer:") =>
+            {
+                format!(
+                    "{} cannot be counted with {counted_with}: packer does not read a tekken.json's \
+                 control tokens, and Mistral's requests are built by mistral-common, not by a \
+                 chat template packer can render; give the model's Hugging Face tokenizer.json \
+                 as {} (with its tokenizer_config.json beside it, or {}); or drop {} and keep {} \
+                 for everything outside the payload",
+                    name(Setting::RequestFile),
+                    name(Setting::TokenizerFile),
+                    name(Setting::ChatTemplate),
+                    name(Setting::RequestFile),
+                    name(Setting::ReservedOtherInput)
+                )
+            }
             Error::RequestFramingUnknown { counted_with } => format!(
                 "{} needs a chat template to render the request, and {counted_with} has none \
                  packer can count exactly (the framing of OpenAI's API messages and tools is \
