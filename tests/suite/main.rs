@@ -17,5 +17,6 @@ mod query;
 mod readme;
 mod reference;
 mod secrets;
+mod templates;
 mod tokenizers;
 mod untrusted;

@@ -30,6 +30,10 @@
 //! Nothing is read from disk here: the front ends read the files.
 
 mod jinja;
+mod literals;
+mod numbers;
+mod printable;
+mod python;
 pub mod render;
 
 use std::sync::Mutex;
@@ -90,6 +94,7 @@ impl ChatRequest {
         if top.kind() != ValueKind::Map {
             return Err(problem("must be a JSON object with `messages`".into()));
         }
+        let top = numbers::as_python_reads(text, top).map_err(|refusal| problem(refusal.into()))?;
         let mut messages = Value::UNDEFINED;
         let mut tools = Value::from(());
         let mut add_generation_prompt = true;

@@ -8,12 +8,34 @@
 //! What Jinja2 does and minijinja does not (a `{% generation %}` block, a
 //! Python method `pycompat` lacks) is an error naming the template's line:
 //! refused, never rendered differently.
+//!
+//! Where minijinja's defaults differ from Jinja2's, packer renders as
+//! Jinja2 does or refuses:
+//!
+//! - numbers: a float prints as Python prints it (`1e+16`, `-0.0`), also
+//!   a float written in the template; integers are read from the request
+//!   as Python reads them (the `numbers` module);
+//! - a string inside a printed list or dict, and `x|string` of one, is
+//!   Python's `repr()` (the `python` module; a character whose printing
+//!   depends on the Python version is refused);
+//! - `x|string` of a list or dict is Python's `str()`, not JSON;
+//! - `None` is not iterable (`is iterable` is false) and has no length,
+//!   while an undefined value iterates as empty with length 0: each
+//!   rendering with a `None` in its values is made again with every `None`
+//!   replaced by a value that fails where Python's `None` raises, and a
+//!   template that fails there (Jinja2 raises, so `transformers` refuses
+//!   the request) or renders otherwise is refused;
+//! - string literals are decoded with Python's escapes (the `literals`
+//!   module).
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
-use minijinja::value::{Kwargs, ValueKind};
+use minijinja::value::{Kwargs, Object, ObjectRepr, Rest, ValueKind};
 use minijinja::{ErrorKind, Output, State, Value};
 
+use super::{literals, python};
 use crate::error::Error;
 
 /// The name the template is kept under.
@@ -31,6 +53,8 @@ const RAISED: &str = "\u{0}raised:";
 pub(super) struct Environment {
     environment: minijinja::Environment<'static>,
     source: String,
+    /// Whether the template may mark a string safe (`safe`, `escape`).
+    marks_safe: bool,
 }
 
 impl Environment {
@@ -51,17 +75,102 @@ impl Environment {
             .set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
         environment.set_formatter(python_formatter);
         environment.add_filter("tojson", tojson);
+        environment.add_filter("string", string);
+        environment.add_filter("length", length);
+        environment.add_filter("count", length);
+        // Jinja2's `select`, `reject`, `selectattr`, `rejectattr` and `map`
+        // give nothing for `None` (they start with `if value:`), and give a
+        // generator: iterated once, with no length, not JSON, printed as
+        // its address (refused).
+        environment.add_filter(
+            "select",
+            |state: &State, value: Value, test: Option<String>, args: Rest<Value>| {
+                minijinja::filters::select(state, untrapped(value), test.map(Cow::Owned), args)
+                    .map(generator)
+            },
+        );
+        environment.add_filter(
+            "reject",
+            |state: &State, value: Value, test: Option<String>, args: Rest<Value>| {
+                minijinja::filters::reject(state, untrapped(value), test.map(Cow::Owned), args)
+                    .map(generator)
+            },
+        );
+        environment.add_filter(
+            "selectattr",
+            |state: &State, value: Value, attr: String, test: Option<String>, args: Rest<Value>| {
+                let value = untrapped(value);
+                let test = test.map(Cow::Owned);
+                minijinja::filters::selectattr(state, value, Cow::Owned(attr), test, args)
+                    .map(generator)
+            },
+        );
+        environment.add_filter(
+            "rejectattr",
+            |state: &State, value: Value, attr: String, test: Option<String>, args: Rest<Value>| {
+                let value = untrapped(value);
+                let test = test.map(Cow::Owned);
+                minijinja::filters::rejectattr(state, value, Cow::Owned(attr), test, args)
+                    .map(generator)
+            },
+        );
+        environment.add_filter("map", |state: &State, value: Value, args: Rest<Value>| {
+            minijinja::filters::map(state, untrapped(value), args).map(generator)
+        });
+        // Jinja2's `+` HTML-escapes a string joined to a safe one; minijinja
+        // does not. A rendering made to check it marks safe strings so that
+        // `+` fails on them.
+        environment.add_filter("safe", |state: &State, value: String| {
+            if state.lookup(SAFE_CHECK).is_some() {
+                Value::from_object(SafeTrap(value))
+            } else {
+                Value::from_safe_string(value)
+            }
+        });
+        for name in ["escape", "e"] {
+            environment.add_filter(name, |state: &State, value: &Value| {
+                let escaped = minijinja::filters::escape(state, value)?;
+                Ok::<_, minijinja::Error>(if state.lookup(SAFE_CHECK).is_some() {
+                    Value::from_object(SafeTrap(escaped.to_string()))
+                } else {
+                    escaped
+                })
+            });
+        }
+        // Jinja2's `number` is Python's `Number` (booleans too).
+        environment.add_test("number", |value: &Value| {
+            matches!(value.kind(), ValueKind::Number | ValueKind::Bool)
+                || float_trap(value).is_some()
+        });
+        environment.add_test("float", |value: &Value| {
+            (value.kind() == ValueKind::Number && !value.is_integer())
+                || float_trap(value).is_some()
+        });
+        environment.add_test("iterable", is_iterable);
+        environment.add_test("none", is_none);
         environment.add_function("raise_exception", raise_exception);
         environment.add_function("strftime_now", move |format: String| strftime(now, &format));
         for (name, value) in globals {
             environment.add_global(name, value);
         }
+        let compiled =
+            literals::rewrite(&source).map_err(|refusal| Error::InvalidChatTemplate {
+                problem: format!(
+                    "has a string literal with {refusal}; packer renders templates as transformers \
+                 does and refuses what it cannot render so"
+                ),
+            })?;
         environment
-            .add_template_owned(NAME, source.clone())
+            .add_template_owned(NAME, compiled)
             .map_err(|e| template_error(&e, &source))?;
+        let bare: String = source.split_whitespace().collect();
+        let marks_safe = ["safe", "escape", "|e|", "|e}", "|e)", "|e%", "|e-"]
+            .iter()
+            .any(|name| bare.contains(name));
         Ok(Environment {
             environment,
             source,
+            marks_safe,
         })
     }
 
@@ -85,10 +194,258 @@ impl Environment {
             "add_generation_prompt".into(),
             Value::from(add_generation_prompt),
         ));
-        template
-            .render(Value::from_iter(context))
-            .map_err(|e| template_error(&e, &self.source))
+        let rendered = template
+            .render(Value::from_iter(context.iter().cloned()))
+            .map_err(|e| template_error(&e, &self.source))?;
+        for trap in [Trap::None, Trap::Float] {
+            if !context.iter().any(|(_, value)| holds(value, trap)) {
+                continue;
+            }
+            let again = context
+                .iter()
+                .map(|(name, value)| (name.clone(), trapped(value, trap)));
+            checked(trap, &rendered, template.render(Value::from_iter(again)))?;
+        }
+        if self.marks_safe {
+            let again = context
+                .iter()
+                .cloned()
+                .chain([(SAFE_CHECK.to_owned(), Value::from(true))]);
+            checked(
+                Trap::Safe,
+                &rendered,
+                template.render(Value::from_iter(again)),
+            )?;
+        }
+        Ok(rendered)
     }
+}
+
+/// The first rendering's verdict, from the rendering made again with
+/// `trap`'s values: the same text, or a refusal.
+fn checked(
+    trap: Trap,
+    rendered: &str,
+    again: Result<String, minijinja::Error>,
+) -> Result<(), Error> {
+    let unchecked = |what: &str| Error::InvalidChatTemplate {
+        problem: format!(
+            "treats {what} of the request in a way packer cannot check that it renders as Jinja2 \
+             does (it joins it to text with `~`, compares it, or tests its type, say); packer \
+             renders templates as transformers does and refuses what it cannot render so"
+        ),
+    };
+    match (trap, again) {
+        (_, Ok(again)) if again == rendered => Ok(()),
+        (Trap::None, Ok(_)) => Err(unchecked("a None value")),
+        (Trap::Float, _) => Err(unchecked("a float")),
+        (Trap::Safe, _) => Err(Error::InvalidChatTemplate {
+            problem: "joins a string marked safe (`|safe`, `|escape`) to another with `+`, or \
+                      tests it, where Jinja2 HTML-escapes the other string (its `Markup`); \
+                      packer renders templates as transformers does and refuses what it cannot \
+                      render so"
+                .into(),
+        }),
+        (Trap::None, Err(error)) => {
+            let line = error
+                .line()
+                .map(|line| format!(" at line {line}"))
+                .unwrap_or_default();
+            Err(Error::InvalidChatTemplate {
+                problem: format!(
+                    "iterates over a None value, or takes its length{line} (a `tools` the \
+                     request does not give is None, as transformers passes it); Jinja2 raises \
+                     there, so transformers refuses this request too"
+                ),
+            })
+        }
+    }
+}
+
+/// Python's `None` where Python raises: not iterable, no length, printed
+/// `None`, false, and `none` by the `none` test.
+#[derive(Debug)]
+struct NoneTrap;
+
+impl Object for NoneTrap {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Plain
+    }
+
+    fn is_true(self: &Arc<Self>) -> bool {
+        false
+    }
+
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("None")
+    }
+}
+
+fn is_trap(value: &Value) -> bool {
+    value.downcast_object_ref::<NoneTrap>().is_some()
+}
+
+/// A Python generator over `items`: a one-shot iterator.
+fn generator(items: Vec<Value>) -> Value {
+    Value::make_one_shot_iterator(items.into_iter())
+}
+
+/// A float of the request where minijinja's own printing would show: it
+/// prints as Python prints it, so that a rendering that prints it with
+/// minijinja's rules (`~`) differs from this one.
+#[derive(Debug)]
+struct FloatTrap(f64);
+
+impl Object for FloatTrap {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Plain
+    }
+
+    fn is_true(self: &Arc<Self>) -> bool {
+        self.0 != 0.0
+    }
+
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&python_float(self.0))
+    }
+}
+
+fn float_trap(value: &Value) -> Option<f64> {
+    value.downcast_object_ref::<FloatTrap>().map(|trap| trap.0)
+}
+
+/// `None` for the trap (for a filter that takes `None` as Jinja2's does).
+fn untrapped(value: Value) -> Value {
+    if is_trap(&value) {
+        Value::from(())
+    } else {
+        value
+    }
+}
+
+/// Whether `value` is or holds a value that `trap` replaces.
+fn holds(value: &Value, trap: Trap) -> bool {
+    match value.kind() {
+        ValueKind::Seq => value
+            .try_iter()
+            .into_iter()
+            .flatten()
+            .any(|item| holds(&item, trap)),
+        ValueKind::Map => value
+            .try_iter()
+            .into_iter()
+            .flatten()
+            .any(|key| value.get_item(&key).is_ok_and(|item| holds(&item, trap))),
+        _ => trap.replaces(value).is_some(),
+    }
+}
+
+/// `value` with every value in it that `trap` replaces replaced.
+fn trapped(value: &Value, trap: Trap) -> Value {
+    match value.kind() {
+        ValueKind::Seq => Value::from(
+            value
+                .try_iter()
+                .into_iter()
+                .flatten()
+                .map(|item| trapped(&item, trap))
+                .collect::<Vec<_>>(),
+        ),
+        ValueKind::Map => Value::from_iter(value.try_iter().into_iter().flatten().map(|key| {
+            let item = value.get_item(&key).unwrap_or_default();
+            (key, trapped(&item, trap))
+        })),
+        _ => trap.replaces(value).unwrap_or_else(|| value.clone()),
+    }
+}
+
+/// Which values a second rendering replaces to find where minijinja and
+/// Jinja2 part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trap {
+    /// Every `None`, by a [`NoneTrap`].
+    None,
+    /// Every float, by a [`FloatTrap`].
+    Float,
+    /// No value: every string the template marks safe, by a [`SafeTrap`].
+    Safe,
+}
+
+/// The context variable that asks `safe` and `escape` for a [`SafeTrap`].
+const SAFE_CHECK: &str = "\u{0}packer:safe-check";
+
+/// A string marked safe, as Jinja2's `Markup`: printed and joined with `~`
+/// as itself, but failing with `+` (where `Markup` escapes the other
+/// string) and not a string to the tests.
+#[derive(Debug)]
+struct SafeTrap(String);
+
+impl Object for SafeTrap {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Plain
+    }
+
+    fn is_true(self: &Arc<Self>) -> bool {
+        !self.0.is_empty()
+    }
+
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Trap {
+    fn replaces(self, value: &Value) -> Option<Value> {
+        match (self, value.kind()) {
+            (Trap::None, ValueKind::None) => Some(Value::from_object(NoneTrap)),
+            (Trap::Float, ValueKind::Number) if !value.is_integer() => f64::try_from(value.clone())
+                .ok()
+                .map(|float| Value::from_object(FloatTrap(float))),
+            _ => None,
+        }
+    }
+}
+
+/// Jinja2's `iterable` test: `None` is not iterable, an undefined value is
+/// (empty).
+fn is_iterable(value: &Value) -> bool {
+    !value.is_none() && !is_trap(value) && value.try_iter().is_ok()
+}
+
+/// Jinja2's `none` test (the trap included).
+fn is_none(value: &Value) -> bool {
+    value.is_none() || is_trap(value)
+}
+
+/// Jinja2's `length` (and `count`): Python's `len()`, 0 for an undefined
+/// value, an error for `None` and for what has no length.
+fn length(value: &Value) -> Result<usize, minijinja::Error> {
+    if value.is_undefined() {
+        return Ok(0);
+    }
+    value.len().ok_or_else(|| {
+        minijinja::Error::new(
+            ErrorKind::InvalidOperation,
+            format!("cannot calculate length of value of type {}", value.kind()),
+        )
+    })
+}
+
+/// Jinja2's `string`: Python's `str()` (a list or dict with `repr()`
+/// inside, not JSON), empty for an undefined value.
+fn string(value: &Value) -> Result<Value, minijinja::Error> {
+    Ok(match value.kind() {
+        ValueKind::String => value.clone(),
+        ValueKind::Undefined => Value::from(""),
+        ValueKind::None
+        | ValueKind::Bool
+        | ValueKind::Number
+        | ValueKind::Seq
+        | ValueKind::Map
+        | ValueKind::Iterable => Value::from(python_repr(value)?),
+        _ if float_trap(value).is_some() => Value::from(python_repr(value)?),
+        _ => Value::from(value.to_string()),
+    })
 }
 
 /// A minijinja error as `invalid-chat-template`, naming the line: the
@@ -164,77 +521,69 @@ fn python_formatter(
     match value.kind() {
         ValueKind::Undefined => Ok(()),
         ValueKind::None | ValueKind::Bool | ValueKind::Seq | ValueKind::Map => out
-            .write_str(&python_repr(value))
+            .write_str(&python_repr(value)?)
             .map_err(|_| minijinja::Error::new(ErrorKind::WriteFailure, "cannot write")),
-        ValueKind::Number if value.as_i64().is_none() && !value.is_integer() => out
-            .write_str(&python_repr(value))
+        ValueKind::Number if !value.is_integer() => out
+            .write_str(&python_repr(value)?)
+            .map_err(|_| minijinja::Error::new(ErrorKind::WriteFailure, "cannot write")),
+        ValueKind::Iterable => Err(generator_printed()),
+        _ if float_trap(value).is_some() => out
+            .write_str(&python_repr(value)?)
             .map_err(|_| minijinja::Error::new(ErrorKind::WriteFailure, "cannot write")),
         _ => minijinja::escape_formatter(out, state, value),
     }
 }
 
+/// A generator printed: Jinja2 prints its address in memory.
+fn generator_printed() -> minijinja::Error {
+    minijinja::Error::new(
+        ErrorKind::InvalidOperation,
+        "a generator printed (Jinja2 prints its address in memory)",
+    )
+}
+
 /// Python's `repr()` of a value from JSON (a string inside a list, say).
-fn python_repr(value: &Value) -> String {
-    match value.kind() {
+fn python_repr(value: &Value) -> Result<String, minijinja::Error> {
+    if let Some(float) = float_trap(value) {
+        return Ok(python_float(float));
+    }
+    Ok(match value.kind() {
         ValueKind::Undefined | ValueKind::None => "None".into(),
         ValueKind::Bool => if value.is_true() { "True" } else { "False" }.into(),
         ValueKind::Number => match f64::try_from(value.clone()) {
             Ok(float) if !value.is_integer() => python_float(float),
             _ => value.to_string(),
         },
-        ValueKind::String => python_string(value.as_str().unwrap_or_default()),
+        ValueKind::String => {
+            python::repr_string(value.as_str().unwrap_or_default()).map_err(|c| {
+                minijinja::Error::new(
+                    ErrorKind::InvalidOperation,
+                    format!(
+                        "U+{:04X} inside a printed list or dict: Python escapes it or not \
+                         depending on its version",
+                        c as u32
+                    ),
+                )
+            })?
+        }
         ValueKind::Seq => {
-            let items: Vec<String> = value
-                .try_iter()
-                .into_iter()
-                .flatten()
-                .map(|v| python_repr(&v))
-                .collect();
+            let mut items = Vec::new();
+            for item in value.try_iter()? {
+                items.push(python_repr(&item)?);
+            }
             format!("[{}]", items.join(", "))
         }
+        ValueKind::Iterable => return Err(generator_printed()),
         ValueKind::Map => {
-            let items: Vec<String> = value
-                .try_iter()
-                .into_iter()
-                .flatten()
-                .map(|key| {
-                    let item = value.get_item(&key).unwrap_or_default();
-                    format!("{}: {}", python_repr(&key), python_repr(&item))
-                })
-                .collect();
+            let mut items = Vec::new();
+            for key in value.try_iter()? {
+                let item = value.get_item(&key).unwrap_or_default();
+                items.push(format!("{}: {}", python_repr(&key)?, python_repr(&item)?));
+            }
             format!("{{{}}}", items.join(", "))
         }
         _ => value.to_string(),
-    }
-}
-
-/// Python's `repr()` of a string.
-fn python_string(text: &str) -> String {
-    let quote = if text.contains('\'') && !text.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push(quote);
-    for c in text.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
+    })
 }
 
 /// Python's `repr()` of a float: the shortest digits that read back,
@@ -344,6 +693,10 @@ impl Json {
     fn write(&self, value: &Value, depth: usize, out: &mut String) -> Result<(), minijinja::Error> {
         match value.kind() {
             ValueKind::None => out.push_str("null"),
+            _ if is_trap(value) => out.push_str("null"),
+            _ if float_trap(value).is_some() => {
+                out.push_str(&python_float(float_trap(value).unwrap_or_default()));
+            }
             ValueKind::Bool => out.push_str(if value.is_true() { "true" } else { "false" }),
             ValueKind::Number => {
                 if value.is_integer() {

@@ -1,0 +1,239 @@
+//! String literals in a chat template, read as Jinja2 reads them.
+//!
+//! Jinja2 decodes a string literal with Python's `unicode-escape` codec
+//! (after turning `\r\n` and `\r` into `\n`): `\a`, `\v`, `\UXXXXXXXX`,
+//! octal escapes up to `\777`, a backslash before a line break (both
+//! dropped) and `\/` (kept as written) are Python's. minijinja reads some
+//! of those otherwise (`\U000e0001` stays backslash text). So before
+//! compiling, every literal with a backslash or a carriage return is
+//! decoded here as Python decodes it and written again in a form that
+//! minijinja reads as exactly that text. What has no such form is refused:
+//! `\N{...}` (Unicode names), an escape that makes a surrogate, and an
+//! escape Python rejects (Jinja2 then fails to compile the template).
+
+/// Why a literal is refused, for the message.
+pub(super) type Refusal = &'static str;
+
+/// `source` with each string literal inside its tags rewritten as
+/// minijinja reads it the way Jinja2 reads the original, or why not.
+pub(super) fn rewrite(source: &str) -> Result<String, Refusal> {
+    if !source.contains('\\') && !source.contains('\r') {
+        return Ok(source.to_owned());
+    }
+    let bytes = source.as_bytes();
+    let mut out = String::with_capacity(source.len());
+    let mut at = 0;
+    let mut copied = 0;
+    while at + 1 < bytes.len() {
+        if bytes[at] != b'{' {
+            at += 1;
+            continue;
+        }
+        match bytes[at + 1] {
+            b'#' => {
+                // A comment: to its end, untouched.
+                at = source[at + 2..]
+                    .find("#}")
+                    .map_or(bytes.len(), |end| at + 2 + end + 2);
+            }
+            b'%' if is_raw(&source[at + 2..]) => {
+                at = end_of_raw(source, at + 2);
+            }
+            b'{' | b'%' => {
+                at += 2;
+                let mut depth = 0usize;
+                while at < bytes.len() {
+                    match bytes[at] {
+                        b'\'' | b'"' => {
+                            let end = end_of_literal(bytes, at);
+                            let literal = &source[at..end];
+                            if literal.contains('\\') || literal.contains('\r') {
+                                out.push_str(&source[copied..at]);
+                                out.push_str(&requote(literal)?);
+                                copied = end;
+                            }
+                            at = end;
+                            continue;
+                        }
+                        b'(' | b'[' | b'{' => depth += 1,
+                        b')' | b']' => depth = depth.saturating_sub(1),
+                        b'}' if depth > 0 => depth -= 1,
+                        b'}' | b'%' if bytes.get(at + 1) == Some(&b'}') => {
+                            at += 2;
+                            break;
+                        }
+                        _ => {}
+                    }
+                    at += 1;
+                }
+            }
+            _ => at += 1,
+        }
+    }
+    out.push_str(&source[copied..]);
+    Ok(out)
+}
+
+/// Whether a block tag's body (after `{%`) is `raw`.
+fn is_raw(after: &str) -> bool {
+    let body = after.trim_start_matches(['-', '+']).trim_start();
+    body.strip_prefix("raw").is_some_and(|rest| {
+        rest.trim_start()
+            .trim_start_matches(['-', '+'])
+            .starts_with("%}")
+    })
+}
+
+/// Where the `{% endraw %}` after a raw block opened at `from` ends.
+fn end_of_raw(source: &str, from: usize) -> usize {
+    let mut at = from;
+    while let Some(found) = source[at..].find("{%") {
+        let tag = at + found + 2;
+        let body = source[tag..].trim_start_matches(['-', '+']).trim_start();
+        if let Some(rest) = body.strip_prefix("endraw") {
+            let rest = rest.trim_start().trim_start_matches(['-', '+']);
+            if rest.starts_with("%}") {
+                return source.len() - rest.len() + 2;
+            }
+        }
+        at = tag;
+    }
+    source.len()
+}
+
+/// The end of the literal that opens at `start` (after its closing quote,
+/// or the end of the text).
+fn end_of_literal(bytes: &[u8], start: usize) -> usize {
+    let quote = bytes[start];
+    let mut at = start + 1;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\\' => at += 2,
+            b if b == quote => return at + 1,
+            _ => at += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// A quoted literal decoded as Jinja2 decodes it and quoted again for
+/// minijinja: only `\\` and the quote escaped, every other character as
+/// itself.
+fn requote(literal: &str) -> Result<String, Refusal> {
+    let quote = literal.chars().next().expect("a quote");
+    let Some(body) = literal
+        .get(1..literal.len() - 1)
+        .filter(|_| literal.len() >= 2 && literal.ends_with(quote))
+    else {
+        // Unterminated: minijinja refuses it as Jinja2 does.
+        return Ok(literal.to_owned());
+    };
+    let decoded = decode(&body.replace("\r\n", "\n").replace('\r', "\n"))?;
+    let mut out = String::with_capacity(decoded.len() + 2);
+    out.push(quote);
+    for c in decoded.chars() {
+        if c == '\\' || c == quote {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push(quote);
+    Ok(out)
+}
+
+/// Python's `unicode-escape` decoding of a literal's text.
+fn decode(text: &str) -> Result<String, Refusal> {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let hex = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>, digits: usize| {
+        let mut value = 0u32;
+        for _ in 0..digits {
+            let digit = chars
+                .next()
+                .and_then(|c| c.to_digit(16))
+                .ok_or("an escape with too few hexadecimal digits, which Jinja2 rejects")?;
+            value = value * 16 + digit;
+        }
+        char::from_u32(value).ok_or(
+            "an escape that makes a surrogate or a code point past U+10FFFF, which packer cannot \
+             render as Jinja2 does",
+        )
+    };
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(escape) = chars.next() else {
+            return Err("a literal that ends with a backslash, which Jinja2 rejects");
+        };
+        match escape {
+            '\n' => {}
+            '\\' | '\'' | '"' => out.push(escape),
+            'a' => out.push('\u{7}'),
+            'b' => out.push('\u{8}'),
+            'f' => out.push('\u{c}'),
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            't' => out.push('\t'),
+            'v' => out.push('\u{b}'),
+            'x' => out.push(hex(&mut chars, 2)?),
+            'u' => out.push(hex(&mut chars, 4)?),
+            'U' => out.push(hex(&mut chars, 8)?),
+            'N' => return Err("a \\N{...} escape (a character by its Unicode name)"),
+            '0'..='7' => {
+                let mut value = escape.to_digit(8).expect("an octal digit");
+                for _ in 0..2 {
+                    match chars.peek().and_then(|c| c.to_digit(8)) {
+                        Some(digit) => {
+                            value = value * 8 + digit;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                out.push(char::from_u32(value).expect("at most U+01FF"));
+            }
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_are_decoded_as_python_decodes_them() {
+        let cases = [
+            ("{{ 'plain' }}", "{{ 'plain' }}"),
+            ("{{ '\\U000e0001' }}", "{{ '\u{e0001}' }}"),
+            (
+                "{{ \"a\\/b\\a\\v\\q\" }}",
+                "{{ \"a\\\\/b\u{7}\u{b}\\\\q\" }}",
+            ),
+            ("{{ '\\101\\777\\x41\\u00e9' }}", "{{ 'A\u{1ff}Aé' }}"),
+            ("{{ 'it\\'s' ~ \"\\\"\" }}", "{{ 'it\\'s' ~ \"\\\"\" }}"),
+            ("{{ 'a\\\nb' }}", "{{ 'ab' }}"),
+            ("{{ 'a\r\nb' }}", "{{ 'a\nb' }}"),
+            // Outside tags, in comments and in raw blocks: untouched.
+            ("'\\U000e0001' {# '\\a' #}", "'\\U000e0001' {# '\\a' #}"),
+            (
+                "{% raw %}{{ '\\a' }}{% endraw %}{{ '\\a' }}",
+                "{% raw %}{{ '\\a' }}{% endraw %}{{ '\u{7}' }}",
+            ),
+            // A dict inside an expression does not end it.
+            ("{{ {'a': {'b': '\\a'}} }}", "{{ {'a': {'b': '\u{7}'}} }}"),
+        ];
+        for (source, rewritten) in cases {
+            assert_eq!(rewrite(source).unwrap(), rewritten, "{source:?}");
+        }
+        assert!(rewrite("{{ '\\N{BULLET}' }}").is_err());
+        assert!(rewrite("{{ '\\ud83d' }}").is_err());
+        assert!(rewrite("{{ '\\x4' }}").is_err());
+    }
+}
