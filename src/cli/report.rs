@@ -200,12 +200,7 @@ impl Table<'_> {
     /// One line per document in `order`; with `totals`, the envelope's own
     /// tokens and the payload total under the tokens column.
     fn write(&self, order: &[usize], totals: Option<(i64, usize)>, out: &mut String) {
-        let ids: Vec<String> = self
-            .fixture
-            .documents
-            .iter()
-            .map(|d| ellipsized(&terminal_safe(&d.id), self.id_limit()))
-            .collect();
+        let ids = self.shown_ids();
         let id_width = ids.iter().map(|id| id.width()).max().unwrap_or(0).max(10);
         let token_width = self
             .decisions
@@ -279,6 +274,37 @@ impl Table<'_> {
             };
             out.push_str(&self.row(&prefix, total, indent));
         }
+    }
+
+    /// Each document's id as its row shows it: cut to [`Table::id_limit`]
+    /// columns, and where two different ids would show alike, those two
+    /// whole (rows that look the same would hide which document is which).
+    fn shown_ids(&self) -> Vec<String> {
+        let safe: Vec<String> = self
+            .fixture
+            .documents
+            .iter()
+            .map(|d| terminal_safe(&d.id))
+            .collect();
+        let mut ids: Vec<String> = safe
+            .iter()
+            .map(|id| ellipsized(id, self.id_limit()))
+            .collect();
+        let mut seen: std::collections::HashMap<&str, Vec<usize>> =
+            std::collections::HashMap::new();
+        for (index, id) in ids.iter().enumerate() {
+            seen.entry(id.as_str()).or_default().push(index);
+        }
+        let alike: Vec<usize> = seen
+            .into_values()
+            .filter(|same| same.len() > 1)
+            .flatten()
+            .filter(|&index| ids[index] != safe[index])
+            .collect();
+        for index in alike {
+            ids[index] = safe[index].clone();
+        }
+        ids
     }
 
     /// The widest id shown whole: [`REPORT_ID_WIDTH`], less on a narrow

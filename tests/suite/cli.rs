@@ -1318,3 +1318,38 @@ fn closed_output_pipes_end_the_run_as_success() {
         assert_eq!(status.code(), Some(0), "{status:?}");
     }
 }
+
+/// The report cuts long ids, but two ids that would be cut alike are shown
+/// whole, so that no two rows look the same.
+#[test]
+fn ids_cut_alike_in_the_report_are_shown_whole() {
+    let document = |id: &str| {
+        serde_json::json!({"id": id, "url": "https://example.com/x", "format": "text",
+                           "content": "Some text.", "truncated": false})
+    };
+    let fixture = serde_json::json!({
+        "budget": {"contextTokens": 1000, "reservedOtherInputTokens": 0,
+                   "reservedOutputTokens": 0, "safetyTokens": 0},
+        "documents": [
+            document("crates/packer-collect/src/secrets/alpha/index.ts"),
+            document("crates/packer-collect/src/secrets/bravo/index.ts"),
+            document("crates/packer-collect/src/secrets/charlie/other-file.ts"),
+        ]
+    });
+    let run = exec_with_stdin(
+        &["pack", "-", "--format", "report"],
+        fixture.to_string().as_bytes(),
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("crates/packer-collect/src/secrets/alpha/index.ts")
+    );
+    assert!(
+        run.stdout
+            .contains("crates/packer-collect/src/secrets/bravo/index.ts")
+    );
+    // An id no other is cut like stays cut.
+    assert!(!run.stdout.contains("charlie"), "{}", run.stdout);
+    assert!(run.stdout.contains("…/other-file.ts"), "{}", run.stdout);
+}
