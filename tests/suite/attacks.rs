@@ -470,3 +470,30 @@ fn a_nuget_config_password_is_not_collected() {
         ended.stderr
     );
 }
+
+/// One added token of 200,000 bytes: its prefixes are one hash each and
+/// its search an NFA, so it loads in its length (its prefixes' texts were
+/// 20 GB, the search's DFA minutes of work), and counts as the reference
+/// does (`tokenizers` 0.23: 3, 2 and 3 tokens).
+#[test]
+fn a_long_added_token_loads_in_its_length_and_counts_like_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "a".repeat(200_000);
+    let file = json!({
+        "version": "1.0", "truncation": null, "padding": null, "normalizer": null,
+        "pre_tokenizer": {"type": "Whitespace"}, "post_processor": null, "decoder": null,
+        "model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "hello": 1, "world": 2},
+                  "unk_token": "[UNK]"},
+        "added_tokens": [{"id": 3, "content": long, "single_word": false, "lstrip": false,
+                          "rstrip": false, "normalized": false, "special": false}]});
+    write_json(dir.path(), "added.json", &file);
+    for (text, tokens) in [
+        (format!("hello {long} world"), "3"),
+        (format!("hello {}", &long[1..]), "2"),
+        ("a".repeat(400_001), "3"),
+    ] {
+        let ended = count_with(dir.path(), "added.json", &text);
+        assert_eq!(ended.status, Some(0), "{}", ended.stderr);
+        assert_eq!(ended.stdout.trim(), tokens);
+    }
+}

@@ -32,7 +32,7 @@
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex_automata::meta::Regex;
 use rustc_hash::FxHashSet;
 use serde::Deserialize;
@@ -212,6 +212,7 @@ impl Added {
             }
             let search = AhoCorasickBuilder::new()
                 .match_kind(MatchKind::LeftmostLongest)
+                .kind(search_kind(&texts))
                 .build(&texts)
                 .map_err(|_| invalid("its added tokens are too many to search"))?;
             Ok(Some(Trie { search, flags }))
@@ -220,7 +221,9 @@ impl Added {
             None
         } else {
             Some(
-                AhoCorasick::new(&plain)
+                AhoCorasickBuilder::new()
+                    .kind(search_kind(&plain))
+                    .build(&plain)
                     .map_err(|_| invalid("its added tokens are too many to search"))?,
             )
         };
@@ -356,6 +359,20 @@ impl Edges {
         };
         self.glued_right.iter().any(right) || self.glued_left.iter().any(left)
     }
+}
+
+/// A token longer than this is searched with a contiguous NFA: the DFA
+/// the search would otherwise build costs time in the square of a long
+/// token's length (30,000 bytes: seconds; 100,000: minutes).
+const LONGEST_FOR_DFA: usize = 512;
+
+/// How to search `texts`: the search's own choice, or for a long token a
+/// contiguous NFA (linear to build, a little slower to run).
+fn search_kind(texts: &[impl AsRef<[u8]>]) -> Option<AhoCorasickKind> {
+    texts
+        .iter()
+        .any(|text| text.as_ref().len() > LONGEST_FOR_DFA)
+        .then_some(AhoCorasickKind::ContiguousNFA)
 }
 
 /// The base of [`Edges`]' polynomial hashes of texts (odd, so that
