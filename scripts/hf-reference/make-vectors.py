@@ -1,4 +1,4 @@
-"""Regenerates tests/data/tokenizers/vectors.json: the reference counts of
+"""Regenerates tests/data/tokenizers/vectors.json.gz: the reference counts of
 every text in texts.py under the committed tokenizer files.
 
 References (counters.py): Hugging Face `tokenizers` for tokenizer.json
@@ -16,6 +16,7 @@ written again (or added) and every other file's are kept as committed
 (only `tokenizers` is needed then, unless `tekken` is named).
 """
 
+import gzip
 import json
 import sys
 from pathlib import Path
@@ -535,7 +536,7 @@ def main():
     out = {"files": {}, "texts": [], "envelopes": []}
     if "--only" in sys.argv:
         only = sys.argv[sys.argv.index("--only") + 1 :]
-        kept = json.loads((DATA / "vectors.json").read_text(encoding="utf-8"))
+        kept = json.loads(gzip.decompress((DATA / "vectors.json.gz").read_bytes()).decode("utf-8"))
         out["files"] = {key: file for key, file in kept["files"].items() if key not in only}
         out["texts"] = [case for case in kept["texts"] if case["tokenizer"] not in only]
         out["envelopes"] = [case for case in kept["envelopes"] if case["tokenizer"] not in only]
@@ -552,7 +553,8 @@ def main():
             out["envelopes"].append({"tokenizer": key, "name": case_name, "documents": [text], "count": count(envelope([text]))})
         together = [non_blank(text) for _, text in texts.adversarial()]
         out["envelopes"].append({"tokenizer": key, "name": "all adversarial texts", "documents": together, "count": count(envelope(together))})
-    (DATA / "vectors.json").write_text(json.dumps(out, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    text = json.dumps(out, ensure_ascii=False, indent=1) + "\n"
+    (DATA / "vectors.json.gz").write_bytes(gzip.compress(text.encode("utf-8"), 9, mtime=0))
     print(f"wrote {len(out['texts'])} text counts and {len(out['envelopes'])} envelope counts")
 
 

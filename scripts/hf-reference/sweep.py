@@ -41,11 +41,11 @@ def random_texts(count, seed=44):
 
 def counted(key, shapes, code_points=CODE_POINTS, texts_too=()):
     """The reference's counts of every code point in every shape for the
-    committed file `key` (a name in vectors.json's `files`), and of each
+    committed file `key` (a name in vectors.json.gz's `files`), and of each
     text of `texts_too`."""
     from tokenizers import Tokenizer
 
-    names = json.loads((DATA / "vectors.json").read_text(encoding="utf-8"))["files"]
+    names = json.loads(gzip.decompress((DATA / "vectors.json.gz").read_bytes()).decode("utf-8"))["files"]
     tokenizer = Tokenizer.from_str(read_bytes(DATA / names[key]["file"]).decode("utf-8"))
     tokenizer.encode_special_tokens = True
     tokenizer.no_truncation()

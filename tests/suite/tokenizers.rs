@@ -4,7 +4,7 @@
 //! tokenizer.json (NFKC) and small files with added tokens of every kind,
 //! SentencePiece-style BPE, WordPiece and Unigram pipelines, mistral-common
 //! for Mistral's tekken.json), stored in
-//! tests/data/tokenizers/vectors.json by scripts/hf-reference/make-vectors.py;
+//! tests/data/tokenizers/vectors.json.gz by scripts/hf-reference/make-vectors.py;
 //! NFC with the reference's Unicode tables (nfc-vectors.json.gz, by
 //! scripts/hf-reference/make-nfc-vectors.py); refusals of what cannot be
 //! counted exactly; malformed files.
@@ -53,7 +53,11 @@ struct EnvelopeCase {
 fn vectors() -> &'static Vectors {
     static VECTORS: OnceLock<Vectors> = OnceLock::new();
     VECTORS.get_or_init(|| {
-        let text = std::fs::read_to_string(Path::new(DATA).join("vectors.json")).unwrap();
+        let gz = std::fs::read(Path::new(DATA).join("vectors.json.gz")).unwrap();
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&gz[..])
+            .read_to_string(&mut text)
+            .unwrap();
         serde_json::from_str(&text).unwrap()
     })
 }
