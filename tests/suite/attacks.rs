@@ -384,6 +384,38 @@ fn a_document_that_holds_the_noncharacters_still_packs_into_a_request() {
     assert_eq!(summary["selectedIds"], json!(["a"]));
 }
 
+#[test]
+fn a_document_that_holds_every_marker_character_still_packs_into_a_request() {
+    let dir = tempfile::tempdir().unwrap();
+    chat_files(dir.path());
+    // Every noncharacter and every character of the supplementary private
+    // use areas, with special-token text: packer marks it with a pair.
+    let noncharacters = ('\u{FDD0}'..='\u{FDEF}').chain((0..=16u32).flat_map(|plane| {
+        [plane << 16 | 0xFFFE, plane << 16 | 0xFFFF].map(|c| char::from_u32(c).unwrap())
+    }));
+    let every: String = noncharacters
+        .chain('\u{F0000}'..='\u{FFFFD}')
+        .chain('\u{100000}'..='\u{10FFFD}')
+        .collect();
+    let capture = json!({
+        "budget": {"contextTokens": 900000, "reservedOtherInputTokens": 0,
+                   "reservedOutputTokens": 0, "safetyTokens": 0},
+        "documents": [
+            {"id": "a", "url": "https://example.com/a", "format": "text",
+             "content": format!("<|start|>{every} <|end|> text"), "truncated": false},
+            {"id": "b", "url": "https://example.com/b", "format": "text",
+             "content": "plain", "truncated": false}]});
+    write_json(dir.path(), "capture.json", &capture);
+    let ended = pack_with_template(
+        dir.path(),
+        "<|start|>user<|message|>{{ messages[0].content }}<|end|>",
+        &[],
+    );
+    assert_eq!(ended.status, Some(0), "{}", ended.stderr);
+    let summary: Value = serde_json::from_str(&ended.stdout).unwrap();
+    assert_eq!(summary["selectedIds"], json!(["a", "b"]));
+}
+
 // Trees.
 
 #[test]

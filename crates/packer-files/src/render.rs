@@ -87,14 +87,14 @@ impl WorkerRenderers {
 #[derive(Deserialize)]
 struct Job {
     payload: String,
-    marker: Option<char>,
+    marker: Option<String>,
 }
 
 /// A [`Job`] as the caller writes it (the payload not copied).
 #[derive(Serialize)]
 struct JobOut<'a> {
     payload: &'a str,
-    marker: Option<char>,
+    marker: Option<&'a str>,
 }
 
 /// The first frame.
@@ -226,7 +226,7 @@ pub fn serve(mut input: impl Read, mut output: impl Write) -> i32 {
             Ok(None) => return 0,
             Err(_) => return 1,
         };
-        let answer = match renderer.render(&job.payload, job.marker) {
+        let answer = match renderer.render(&job.payload, job.marker.as_deref()) {
             Ok(text) => Answer {
                 ready: None,
                 text: Some(text),
@@ -464,7 +464,7 @@ fn signal_of(_status: &std::process::ExitStatus) -> Option<Signal> {
 }
 
 impl Render for Worker {
-    fn render(&self, payload: &str, marker: Option<char>) -> Result<String, Error> {
+    fn render(&self, payload: &str, marker: Option<&str>) -> Result<String, Error> {
         let job = JobOut { payload, marker };
         match self.exchange(&job, Instant::now())? {
             Answer {

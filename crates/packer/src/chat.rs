@@ -36,6 +36,7 @@ mod printable;
 mod python;
 pub mod render;
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
@@ -662,19 +663,19 @@ impl Framing {
             });
         }
         let marker = self.marker(payload)?;
-        let marked = self.renderer.render(payload, Some(marker))?;
+        let marked = self.renderer.render(payload, Some(&marker))?;
         let mut literal = Vec::new();
         let mut unmarked = String::with_capacity(plain.len());
-        for c in marked.chars() {
-            if c == marker {
-                // The special-token text whose first character is just
-                // before: any match over these bytes is the message's.
-                let position = unmarked.len();
-                literal.push((position.saturating_sub(1), position + 1));
-            } else {
-                unmarked.push(c);
-            }
+        let mut from = 0;
+        for (at, _) in marked.match_indices(marker.as_str()) {
+            unmarked.push_str(&marked[from..at]);
+            from = at + marker.len();
+            // The special-token text whose first character is just
+            // before: any match over these bytes is the message's.
+            let position = unmarked.len();
+            literal.push((position.saturating_sub(1), position + 1));
         }
+        unmarked.push_str(&marked[from..]);
         if unmarked != plain {
             return Err(Error::InvalidChatTemplate {
                 problem: "treats special-token text inside a message in its own way (it renders \
@@ -709,40 +710,54 @@ impl Framing {
             })
     }
 
-    /// A character that appears nowhere in the template, the request or
-    /// the payload: a noncharacter (U+FDD0 to U+FDEF, then the last two of
+    /// A marker that appears nowhere in the template, the request or the
+    /// payload: a noncharacter (U+FDD0 to U+FDEF, then the last two of
     /// each plane), else a character of the supplementary private use
-    /// areas. Only text that holds every one of those 131,134 characters
-    /// leaves none.
-    fn marker(&self, payload: &str) -> Result<char, Error> {
+    /// areas; where the texts hold every one of those 131,134 characters,
+    /// two different ones that never follow each other there (the texts
+    /// would need 17 billion characters to leave no such pair).
+    fn marker(&self, payload: &str) -> Result<String, Error> {
         let mut texts = Vec::new();
         collect_strings(&self.request.messages, &mut texts);
         collect_strings(&self.request.tools, &mut texts);
         for (_, value) in &self.request.arguments {
             collect_strings(value, &mut texts);
         }
-        let candidate = |c: &char| {
-            matches!(*c, '\u{FDD0}'..='\u{FDEF}' | '\u{F0000}'..) || (*c as u32) & 0xFFFE == 0xFFFE
-        };
-        let used: std::collections::HashSet<char> = [payload, self.source.as_str()]
-            .into_iter()
-            .chain(texts.iter().map(String::as_str))
-            .flat_map(str::chars)
-            .filter(candidate)
-            .collect();
-        let noncharacters = ('\u{FDD0}'..='\u{FDEF}').chain((0..=16u32).flat_map(|plane| {
-            [0xFFFE, 0xFFFF]
+        let all_texts = || {
+            [payload, self.source.as_str()]
                 .into_iter()
-                .filter_map(move |low| char::from_u32(plane << 16 | low))
-        }));
-        let private_use = ('\u{F0000}'..='\u{FFFFD}').chain('\u{100000}'..='\u{10FFFD}');
-        noncharacters
-            .chain(private_use)
-            .find(|c| !used.contains(c))
+                .chain(texts.iter().map(String::as_str))
+        };
+        let used: HashSet<char> = all_texts()
+            .flat_map(str::chars)
+            .filter(is_marker_candidate)
+            .collect();
+        if let Some(single) = marker_candidates().find(|c| !used.contains(c)) {
+            return Ok(single.to_string());
+        }
+        // Every candidate occurs: the pairs of candidates that do.
+        let mut followers: HashMap<char, HashSet<char>> = HashMap::new();
+        for text in all_texts() {
+            let chars: Vec<char> = text.chars().collect();
+            for pair in chars.windows(2) {
+                if is_marker_candidate(&pair[0]) && is_marker_candidate(&pair[1]) {
+                    followers.entry(pair[0]).or_default().insert(pair[1]);
+                }
+            }
+        }
+        marker_candidates()
+            .find_map(|first| {
+                let taken = followers.get(&first);
+                marker_candidates()
+                    .find(|second| {
+                        *second != first && taken.is_none_or(|taken| !taken.contains(second))
+                    })
+                    .map(|second| [first, second].iter().collect())
+            })
             .ok_or_else(|| Error::InvalidChatRequest {
-                problem: "and the documents hold between them every character packer could mark \
-                          special-token text with (the 66 noncharacters and the supplementary \
-                          private use areas)"
+                problem: "and the documents hold between them every pair of characters packer \
+                          could mark special-token text with (the 66 noncharacters and the \
+                          supplementary private use areas)"
                     .into(),
             })
     }
@@ -832,6 +847,23 @@ impl Framing {
             .unwrap_or_else(|p| p.into_inner())
             .clone()
     }
+}
+
+/// Whether `c` may mark special-token text: a noncharacter or a character
+/// of the supplementary private use areas.
+fn is_marker_candidate(c: &char) -> bool {
+    matches!(*c, '\u{FDD0}'..='\u{FDEF}' | '\u{F0000}'..) || (*c as u32) & 0xFFFE == 0xFFFE
+}
+
+/// The characters that may mark special-token text, in the order tried.
+fn marker_candidates() -> impl Iterator<Item = char> {
+    let noncharacters = ('\u{FDD0}'..='\u{FDEF}').chain((0..=16u32).flat_map(|plane| {
+        [0xFFFE, 0xFFFF]
+            .into_iter()
+            .filter_map(move |low| char::from_u32(plane << 16 | low))
+    }));
+    let private_use = ('\u{F0000}'..='\u{FFFFD}').chain('\u{100000}'..='\u{10FFFD}');
+    noncharacters.chain(private_use)
 }
 
 /// Whether any string in `value` holds a special token's text.

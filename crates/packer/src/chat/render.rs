@@ -44,7 +44,7 @@ pub trait Render: Send + Sync {
     /// The request rendered with `payload` in the placeholder's place;
     /// with `marker`, every special token's text in the request's strings
     /// (the payload's too) has `marker` after its first character.
-    fn render(&self, payload: &str, marker: Option<char>) -> Result<String, Error>;
+    fn render(&self, payload: &str, marker: Option<&str>) -> Result<String, Error>;
 }
 
 /// Starts renderers: where a request's template runs.
@@ -99,7 +99,7 @@ impl InProcess {
 }
 
 impl Render for InProcess {
-    fn render(&self, payload: &str, marker: Option<char>) -> Result<String, Error> {
+    fn render(&self, payload: &str, marker: Option<&str>) -> Result<String, Error> {
         let marking = match (marker, &self.marks) {
             (Some(marker), Some(search)) => Some((search, marker)),
             _ => None,
@@ -117,7 +117,7 @@ impl Render for InProcess {
                     .expect("a match")
                     .len_utf8();
                 out.push_str(&text[from..found.start() + first]);
-                out.push(marker);
+                out.push_str(marker);
                 from = found.start() + first;
             }
             out.push_str(&text[from..]);
