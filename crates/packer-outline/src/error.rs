@@ -30,6 +30,15 @@ pub enum OutlineError {
         /// The budget that ran out, in parser operations.
         budget: usize,
     },
+    /// The parses of the file took more processor time than
+    /// [`crate::NANOS_PER_BYTE`] a byte plus [`crate::NANOS_BASE`]: a
+    /// source that costs several times what clean files cost (error
+    /// recovery inside deep nesting). A clock, so a file near the limit may
+    /// be outlined on a faster machine.
+    TooSlow {
+        /// The limit that passed, in milliseconds of processor time.
+        milliseconds: u64,
+    },
     /// The grammar could not be loaded (its ABI does not match the
     /// tree-sitter runtime compiled in).
     Grammar,
@@ -52,6 +61,12 @@ impl fmt::Display for OutlineError {
                 "parsing took more than its work budget of {budget} parser operations ({} a byte plus {}); the file gets no outline",
                 crate::WORK_PER_BYTE,
                 crate::WORK_BASE
+            ),
+            OutlineError::TooSlow { milliseconds } => write!(
+                f,
+                "parsing took more than its time limit of {milliseconds} ms of processor time ({} µs a byte plus {} ms); the file gets no outline",
+                crate::NANOS_PER_BYTE / 1_000,
+                crate::NANOS_BASE / 1_000_000
             ),
             OutlineError::Grammar => {
                 write!(f, "the grammar does not load in this tree-sitter runtime")

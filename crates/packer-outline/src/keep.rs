@@ -79,6 +79,8 @@ struct Reparsed {
     bytes_left: usize,
     /// Parser operations those parses may still use.
     work_left: usize,
+    /// The file's clock, which those parses share with its first.
+    clock: crate::clock::Clock,
 }
 
 /// A macro body parsed again.
@@ -105,7 +107,12 @@ struct Above {
 }
 
 impl<'a> Keep<'a> {
-    pub(crate) fn new(source: &'a str, detail: Detail, grammar: tree_sitter::Language) -> Self {
+    pub(crate) fn new(
+        source: &'a str,
+        detail: Detail,
+        grammar: tree_sitter::Language,
+        clock: crate::clock::Clock,
+    ) -> Self {
         let spans = crate::lines::line_spans(source);
         let rows = vec![false; spans.len()];
         Keep {
@@ -126,6 +133,7 @@ impl<'a> Keep<'a> {
                 bodies: HashMap::new(),
                 bytes_left: source.len().saturating_mul(4),
                 work_left: crate::parse::budget_for(source.len().saturating_mul(4)),
+                clock,
             })),
         }
     }
@@ -461,7 +469,7 @@ impl Reparsed {
             end_point: tree_sitter::Point::new(end.row, end.column.saturating_sub(1)),
         };
         let budget = self.work_left.min(crate::parse::budget_for(bytes));
-        let (tree, used) = crate::parse::parse_range(grammar, source, within, budget);
+        let (tree, used) = crate::parse::parse_range(grammar, source, within, budget, self.clock);
         self.work_left = self.work_left.saturating_sub(used);
         let tree = tree.ok()?;
         let mut index = Index::default();
@@ -691,7 +699,8 @@ mod tests {
         );
         let source = format!("{small}{large}");
         let grammar: tree_sitter::Language = tree_sitter_rust::LANGUAGE.into();
-        let tree = crate::parse::parse(&grammar, &source).expect("a clean tree");
+        let tree = crate::parse::parse(&grammar, &source, crate::clock::Clock::start(source.len()))
+            .expect("a clean tree");
         let mut bodies = Vec::new();
         preorder(tree.root_node(), |node, _| {
             if node.kind() == "token_tree"
@@ -706,7 +715,12 @@ mod tests {
         let [first, second] = bodies[..] else {
             panic!("two macro bodies, not {}", bodies.len())
         };
-        let mut full = Keep::new(&source, Detail::Full, grammar);
+        let mut full = Keep::new(
+            &source,
+            Detail::Full,
+            grammar,
+            crate::clock::Clock::start(source.len()),
+        );
         assert!(full.parse_inside(first).is_some());
         let bytes_left = full.reparsed.borrow().bytes_left;
         assert!(bytes_left < source.len() * 4);

@@ -147,6 +147,8 @@
 //! from [`outline`]; with every grammar off, tree-sitter is not compiled
 //! at all.
 
+#[cfg(feature = "parser")]
+mod clock;
 mod error;
 #[cfg(feature = "parser")]
 mod keep;
@@ -182,6 +184,15 @@ pub const WORK_PER_BYTE: usize = 64;
 
 /// The constant part of the work budget (see [`WORK_PER_BYTE`]).
 pub const WORK_BASE: usize = 100_000;
+
+/// The processor time a file's parses may take: this many nanoseconds a
+/// byte of source, plus [`NANOS_BASE`]; past it the file is
+/// [`OutlineError::TooSlow`]. Clean real files take 200 to 600 a byte on
+/// the machines packer is measured on.
+pub const NANOS_PER_BYTE: u64 = 2_000;
+
+/// The constant part of the time limit (see [`NANOS_PER_BYTE`]): 100 ms.
+pub const NANOS_BASE: u64 = 100_000_000;
 
 /// How much of a file an outline keeps, from most to least. Each level
 /// keeps a subset of the lines the level before it keeps.
@@ -355,15 +366,16 @@ fn kept_lines(
     };
     // The text the tree was parsed from: the source, or for TypeScript the
     // source rewritten without moving a byte (see `repair`).
+    let clock = clock::Clock::start(source.len());
     let (tree, text) = match language {
         #[cfg(feature = "typescript")]
-        Language::TypeScript | Language::Tsx => repair::parse_typescript(&grammar, source)?,
+        Language::TypeScript | Language::Tsx => repair::parse_typescript(&grammar, source, clock)?,
         _ => (
-            parse::parse(&grammar, source)?,
+            parse::parse(&grammar, source, clock)?,
             std::borrow::Cow::Borrowed(source),
         ),
     };
-    let mut indexed = keep::Keep::new(&text, Detail::Full, grammar);
+    let mut indexed = keep::Keep::new(&text, Detail::Full, grammar, clock);
     indexed.index(tree.root_node());
     let mut levels = Vec::with_capacity(details.len());
     // The rows `Detail::Heads` keeps before short gaps are filled, which

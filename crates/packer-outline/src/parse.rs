@@ -6,10 +6,14 @@ use std::ops::ControlFlow;
 
 use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree};
 
+use crate::clock::Clock;
 use crate::{OutlineError, WORK_BASE, WORK_PER_BYTE};
 
 /// The parser calls its progress callback once per this many operations.
 const OPERATIONS_PER_CALLBACK: usize = 100;
+
+/// The clock is read once per this many progress calls.
+const CALLS_PER_CLOCK: usize = 16;
 
 /// Why the progress callback stopped the parse.
 enum Stop {
@@ -17,6 +21,8 @@ enum Stop {
     Error(usize),
     /// The work budget ran out.
     Work,
+    /// The clock passed.
+    Time,
 }
 
 /// The work budget of a parse of `bytes` bytes, in parser operations:
@@ -29,8 +35,12 @@ pub(crate) fn budget_for(bytes: usize) -> usize {
 
 /// Parses `source` in `language` within the work budget of its size, or
 /// says why there is no clean tree.
-pub(crate) fn parse(language: &tree_sitter::Language, source: &str) -> Result<Tree, OutlineError> {
-    clean(parse_within(language, source, None, budget_for(source.len())).0?)
+pub(crate) fn parse(
+    language: &tree_sitter::Language,
+    source: &str,
+    clock: Clock,
+) -> Result<Tree, OutlineError> {
+    clean(parse_within(language, source, None, budget_for(source.len()), clock).0?)
 }
 
 /// Parses `source` in `language` within the work budget of its size, and
@@ -41,8 +51,9 @@ pub(crate) fn parse(language: &tree_sitter::Language, source: &str) -> Result<Tr
 pub(crate) fn parse_with_errors(
     language: &tree_sitter::Language,
     source: &str,
+    clock: Clock,
 ) -> Result<Tree, OutlineError> {
-    parse_within(language, source, None, budget_for(source.len())).0
+    parse_within(language, source, None, budget_for(source.len()), clock).0
 }
 
 /// Parses only the bytes of `within` (a macro's body), keeping the file's
@@ -53,8 +64,9 @@ pub(crate) fn parse_range(
     source: &str,
     within: tree_sitter::Range,
     budget: usize,
+    clock: Clock,
 ) -> (Result<Tree, OutlineError>, usize) {
-    let (parsed, used) = parse_within(language, source, Some(within), budget);
+    let (parsed, used) = parse_within(language, source, Some(within), budget, clock);
     (parsed.and_then(clean), used)
 }
 
@@ -82,14 +94,15 @@ pub(crate) fn syntax_error(tree: &Tree) -> Option<OutlineError> {
 /// The guarded parse: stops once the parser has done more than `budget`
 /// operations (counted by its progress callback, so the same source stops
 /// at the same point on every machine), or when every parse stack is in
-/// error recovery; a parse that recovers from an error goes on, and the
-/// finished tree holds the error ([`clean`] refuses it). Returns the
-/// operations used with the outcome.
+/// error recovery, or when `clock` has passed; a parse that recovers from
+/// an error goes on, and the finished tree holds the error ([`clean`]
+/// refuses it). Returns the operations used with the outcome.
 fn parse_within(
     language: &tree_sitter::Language,
     source: &str,
     within: Option<tree_sitter::Range>,
     budget: usize,
+    clock: Clock,
 ) -> (Result<Tree, OutlineError>, usize) {
     let mut parser = Parser::new();
     if parser.set_language(language).is_err() {
@@ -111,6 +124,9 @@ fn parse_within(
         } else if calls > calls_allowed {
             stop = Some(Stop::Work);
             ControlFlow::Break(())
+        } else if calls.is_multiple_of(CALLS_PER_CLOCK) && clock.passed() {
+            stop = Some(Stop::Time);
+            ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
         }
@@ -124,6 +140,9 @@ fn parse_within(
     let used = calls.saturating_mul(OPERATIONS_PER_CALLBACK);
     let outcome = match (stop, tree) {
         (Some(Stop::Work), _) | (None, None) => Err(OutlineError::TooMuchWork { budget }),
+        (Some(Stop::Time), _) => Err(OutlineError::TooSlow {
+            milliseconds: clock.limit_ms(),
+        }),
         (Some(Stop::Error(offset)), _) => {
             let (line, column) = position_of_offset(source, offset);
             Err(OutlineError::Syntax { line, column })
@@ -172,6 +191,11 @@ fn position_of_offset(source: &str, offset: usize) -> (usize, usize) {
 mod tests {
     use super::*;
 
+    /// A clock that does not pass in a test.
+    fn never() -> Clock {
+        Clock::start(usize::MAX)
+    }
+
     // The grammar itself, not `lang`'s table of them: the walks import
     // the parse, so the parse imports no walk.
     fn typescript() -> tree_sitter::Language {
@@ -188,12 +212,12 @@ mod tests {
     #[test]
     fn a_parse_is_refused_exactly_where_its_budget_runs_out_on_every_run() {
         let source = "export const x = f(() => [1, (2 + 3) * 4], { a: b });\n".repeat(2_000);
-        let (parsed, used) = parse_within(&typescript(), &source, None, usize::MAX);
+        let (parsed, used) = parse_within(&typescript(), &source, None, usize::MAX, never());
         assert!(parsed.and_then(clean).is_ok());
         // The count is the parser's operations: the same on every run (and
         // every machine), and a clean file uses a few a byte.
         assert_eq!(
-            parse_within(&typescript(), &source, None, usize::MAX).1,
+            parse_within(&typescript(), &source, None, usize::MAX, never()).1,
             used
         );
         assert!(
@@ -201,9 +225,13 @@ mod tests {
             "{used}"
         );
         // Exactly the work it needs is enough; one progress call less is not.
-        assert!(parse_within(&typescript(), &source, None, used).0.is_ok());
+        assert!(
+            parse_within(&typescript(), &source, None, used, never())
+                .0
+                .is_ok()
+        );
         let budget = used - OPERATIONS_PER_CALLBACK;
-        let (refused, spent) = parse_within(&typescript(), &source, None, budget);
+        let (refused, spent) = parse_within(&typescript(), &source, None, budget, never());
         assert_eq!(refused.err(), Some(OutlineError::TooMuchWork { budget }));
         assert_eq!(spent, used);
     }
@@ -211,7 +239,7 @@ mod tests {
     #[test]
     fn a_refused_parse_stops_early_rather_than_finishing_first() {
         let source = "let a = [1, 2, 3];\n".repeat(20_000);
-        let (refused, spent) = parse_within(&typescript(), &source, None, 10_000);
+        let (refused, spent) = parse_within(&typescript(), &source, None, 10_000, never());
         assert_eq!(
             refused.err(),
             Some(OutlineError::TooMuchWork { budget: 10_000 })
@@ -228,11 +256,44 @@ mod tests {
             "let a = 1;\n}} }} }}\n{}",
             "let b = [1, 2];\n".repeat(20_000)
         );
-        let (parsed, spent) = parse_within(&typescript(), &source, None, budget_for(source.len()));
+        let (parsed, spent) = parse_within(
+            &typescript(),
+            &source,
+            None,
+            budget_for(source.len()),
+            never(),
+        );
         assert_eq!(
             parsed.and_then(clean).err(),
             Some(OutlineError::Syntax { line: 2, column: 1 })
         );
         assert!(spent <= budget_for(source.len()), "{spent}");
+    }
+
+    #[test]
+    fn error_recovery_deep_in_nesting_stops_at_the_clock() {
+        // Method bodies nested 200,000 deep, each a syntax error the
+        // parser recovers from: a few operations a byte, as clean files
+        // use, but each several times as costly; the clock stops it.
+        let source = format!(
+            "class A {{{}{}}}\n",
+            "m(){".repeat(200_000),
+            "}".repeat(200_000)
+        );
+        let clock = Clock::start(source.len());
+        let (parsed, spent) = parse_within(
+            &typescript(),
+            &source,
+            None,
+            budget_for(source.len()),
+            clock,
+        );
+        assert_eq!(
+            parsed.err(),
+            Some(OutlineError::TooSlow {
+                milliseconds: clock.limit_ms()
+            })
+        );
+        assert!(spent < budget_for(source.len()), "{spent}");
     }
 }

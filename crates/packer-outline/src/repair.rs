@@ -35,6 +35,7 @@ use std::collections::HashSet;
 use tree_sitter::{Node, Tree};
 
 use crate::OutlineError;
+use crate::clock::Clock;
 use crate::keep::preorder;
 use crate::parse::{parse, parse_with_errors, syntax_error};
 
@@ -64,8 +65,9 @@ enum Kind {
 pub(crate) fn parse_typescript<'s>(
     grammar: &tree_sitter::Language,
     source: &'s str,
+    clock: Clock,
 ) -> Result<(Tree, Cow<'s, str>), OutlineError> {
-    let error = match parse(grammar, source) {
+    let error = match parse(grammar, source, clock) {
         Ok(tree) => return Ok((tree, Cow::Borrowed(source))),
         Err(error @ OutlineError::Syntax { .. }) => error,
         Err(other) => return Err(other),
@@ -76,7 +78,7 @@ pub(crate) fn parse_typescript<'s>(
             break;
         }
         let text = apply(source, &rewrites);
-        let Ok(tree) = parse_with_errors(grammar, &text) else {
+        let Ok(tree) = parse_with_errors(grammar, &text, clock) else {
             break;
         };
         let landed = landed(tree.root_node(), &text, &rewrites);
@@ -364,8 +366,9 @@ mod tests {
     #[test]
     fn a_file_the_grammar_refuses_parses_with_rewrites_that_move_no_byte() {
         let source = "export interface Pick {\n  <T>(a: T): T\n  <T, U>(a: T, b: U): U\n}\nexport type * from './more'\nexport interface Box<out T> {\n  get(): T\n}\n";
-        assert!(parse(&typescript(), source).is_err());
-        let (tree, text) = parse_typescript(&typescript(), source).expect("a tree");
+        assert!(parse(&typescript(), source, Clock::start(source.len())).is_err());
+        let (tree, text) =
+            parse_typescript(&typescript(), source, Clock::start(source.len())).expect("a tree");
         assert!(!tree.root_node().has_error());
         assert_eq!(text.len(), source.len());
         assert_eq!(
@@ -383,7 +386,8 @@ mod tests {
             "export type * from './a'\nconst x = (\n  <div>\n    a\n    <b />\n  </div>\n)\n";
         let grammar = crate::lang::grammar(Language::Tsx).expect("the grammar");
         assert!(kinds(source).contains(&(Kind::Separator, " ")));
-        let (_, text) = parse_typescript(&grammar, source).expect("a tree");
+        let (_, text) =
+            parse_typescript(&grammar, source, Clock::start(source.len())).expect("a tree");
         assert_eq!(text, source.replacen("type", "    ", 1));
     }
 
@@ -391,18 +395,18 @@ mod tests {
     fn a_real_error_is_still_refused_and_named_at_its_line() {
         let source = "export interface Pick {\n  <T>(a: T): T\n  <T, U>(a: T, b: U): U\n}\nfunction f( {\n}\n";
         assert!(matches!(
-            parse(&typescript(), source),
+            parse(&typescript(), source, Clock::start(source.len())),
             Err(OutlineError::Syntax { line: 3, .. })
         ));
         assert!(matches!(
-            parse_typescript(&typescript(), source),
+            parse_typescript(&typescript(), source, Clock::start(source.len())),
             Err(OutlineError::Syntax { line: 5, .. })
         ));
         // With nothing to rewrite, the error is the parse's own.
         let broken = "export const a = 1;\nfunction f( {\n}\n";
         assert_eq!(
-            parse_typescript(&typescript(), broken).err(),
-            parse(&typescript(), broken).err()
+            parse_typescript(&typescript(), broken, Clock::start(broken.len())).err(),
+            parse(&typescript(), broken, Clock::start(broken.len())).err()
         );
     }
 }
