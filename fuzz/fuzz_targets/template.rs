@@ -45,6 +45,7 @@ fuzz_target!(|data: &[u8]| {
         Counter::new(Encoding::O200kHarmony),
         0,
         &isolation,
+        &packer::Cancel::default(),
     ) {
         Ok(framing) => {
             if let Err(error) = framing.render("{\"documents\":[]}") {

@@ -1044,6 +1044,50 @@ fn a_cancelled_call_stops_and_the_next_one_is_served() {
     raw.finish();
 }
 
+#[test]
+fn a_cancelled_call_ends_its_template_worker_at_once() {
+    let tree = Tree::new("cancelled-template");
+    let project = tree.project();
+    // A template that renders for minutes (its worker's time limit is 600 s).
+    fs::write(
+        project.join("slow.jinja"),
+        "{% set ns = namespace(x=[0]) %}{% for i in range(100000) %}{% for j in range(100000) %}\
+         {% set ns.x = ns.x + ns.x[:100] %}{% endfor %}{% endfor %}{{ ns.x|length }}",
+    )
+    .unwrap();
+    let root = project.display().to_string();
+    let mut raw = Raw::start(&[
+        "--root",
+        &root,
+        "--max-calls",
+        "1",
+        "--template-seconds",
+        "600",
+    ]);
+    let arguments = json!({"path": ".", "budget": 3000, "encoding": "o200k_harmony",
+                           "request": chat_request(), "chatTemplate": "slow.jinja"});
+    raw.send(tool_call(1, "pack_directory", &arguments.to_string()).as_bytes());
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    raw.send(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
+    let started = std::time::Instant::now();
+    raw.send(tool_call(2, "pack_directory", r#"{"path": ".", "budget": 3000}"#).as_bytes());
+    loop {
+        let answer = raw.answer();
+        if answer["id"] == 2 {
+            assert_eq!(answer["result"]["isError"], false, "{answer}");
+            break;
+        }
+    }
+    // The one place was freed when the worker was ended, not when its
+    // 600 s ran out (a generous bound for a loaded machine).
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(120),
+        "{:?}",
+        started.elapsed()
+    );
+    raw.finish();
+}
+
 /// A tools/call request line.
 fn tool_call(id: i64, name: &str, arguments: &str) -> String {
     format!(

@@ -1321,6 +1321,7 @@ proptest! {
             template: None,
             now: 0,
             isolation: None,
+            cancel: packer::Cancel::default(),
         };
         let request = Request { chat: Some(chat), ..request(policy, layout, notes) };
         let outcome = match packer::pack(&fixture, &request) {
@@ -1404,6 +1405,7 @@ proptest! {
             template: Some(template.clone()),
             now: 0,
             isolation: None,
+            cancel: packer::Cancel::default(),
         };
         let request = Request {
             tokenizer: Some(tokenizer),
@@ -1426,6 +1428,7 @@ proptest! {
             Counter::with_tokenizer(tokenizer),
             0,
             &None,
+            &packer::Cancel::default(),
         )
         .unwrap();
         prop_assert_eq!(&framing.render(&plan.payload_text).unwrap(), rendered);

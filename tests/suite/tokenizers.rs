@@ -1082,7 +1082,15 @@ fn chat_requests_render_and_count_as_transformers_does() {
         for case in vectors.cases.iter().chain(&vectors.special_in_content) {
             let request = ChatRequest::from_bytes(case.request.get().as_bytes())
                 .unwrap_or_else(|e| panic!("{family} {}: {e}", case.name));
-            let framing = Framing::new(request, &template, counter, now, &None).unwrap();
+            let framing = Framing::new(
+                request,
+                &template,
+                counter,
+                now,
+                &None,
+                &packer::Cancel::default(),
+            )
+            .unwrap();
             let rendered = framing
                 .render(&case.payload)
                 .unwrap_or_else(|e| panic!("{family} {}: {e}", case.name));

@@ -169,6 +169,7 @@ fn assemble(
         template,
         now,
         isolation: None,
+        cancel: packer::Cancel::default(),
     })
 }
 

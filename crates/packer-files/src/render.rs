@@ -28,9 +28,9 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use packer::Error;
 use packer::chat::render::{InProcess, Render, RenderSetup, Renderers};
 use packer::error::TemplateLimit;
+use packer::{Cancel, Error};
 
 /// The bounds on a chat template's work in one pack.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -272,7 +272,7 @@ fn limit_self(limits: &WireLimits) {
 fn limit_self(_limits: &WireLimits) {}
 
 impl Renderers for WorkerRenderers {
-    fn start(&self, setup: RenderSetup) -> Result<Box<dyn Render>, Error> {
+    fn start(&self, setup: RenderSetup, cancel: &Cancel) -> Result<Box<dyn Render>, Error> {
         let started = Instant::now();
         let (program, args) = self.command.split_first().ok_or(Error::ChatTemplateLimit {
             limit: TemplateLimit::Ended,
@@ -313,6 +313,7 @@ impl Renderers for WorkerRenderers {
                 stopped: None,
             }),
             limits: self.limits,
+            cancel: cancel.clone(),
         };
         let setup = Setup {
             setup,
@@ -338,7 +339,12 @@ impl Renderers for WorkerRenderers {
 struct Worker {
     state: Mutex<State>,
     limits: TemplateLimits,
+    /// Set when nobody waits for the pack any more: the worker is ended.
+    cancel: Cancel,
 }
+
+/// How often a wait for the worker looks at [`Worker::cancel`].
+const CANCEL_CHECK: Duration = Duration::from_millis(20);
 
 struct State {
     child: Child,
@@ -365,8 +371,18 @@ impl Worker {
             None => false,
         };
         let received = if sent {
-            let left = budget.saturating_sub(state.spent + since.elapsed());
-            state.answers.recv_timeout(left)
+            loop {
+                let left = budget.saturating_sub(state.spent + since.elapsed());
+                match state.answers.recv_timeout(left.min(CANCEL_CHECK)) {
+                    Err(RecvTimeoutError::Timeout) if self.cancel.is_cancelled() => {
+                        state.spent += since.elapsed();
+                        stop(&mut state, TemplateLimit::Ended, self.limits);
+                        return Err(Error::Cancelled);
+                    }
+                    Err(RecvTimeoutError::Timeout) if left > CANCEL_CHECK => {}
+                    received => break received,
+                }
+            }
         } else {
             Err(RecvTimeoutError::Disconnected)
         };

@@ -180,6 +180,7 @@ pub fn prepare(job: &Job, directory: Option<&Path>) -> Result<Prepared, Error> {
     request.chat = framed(&request, chat)?;
     if let Some(chat) = &mut request.chat {
         chat.isolation.clone_from(&job.renderers);
+        chat.cancel = job.cancel.clone();
     }
     if directory.is_some() {
         directory_budget(&mut request)?;

@@ -85,6 +85,26 @@ impl ChatRequest {
                 e.valid_up_to()
             ))
         })?;
+        // The reader every front end shares: a key twice in one object and
+        // a lone surrogate are refused here as in a fixture or over MCP.
+        match crate::json::check(text) {
+            Err(Error::InvalidSchema {
+                place: crate::error::SchemaPlace::At(at),
+                ..
+            }) => {
+                return Err(problem(format!(
+                    "has a key twice in one object at line {} column {}",
+                    at.line, at.column
+                )));
+            }
+            Err(Error::UnpairedSurrogate { at }) => {
+                return Err(problem(format!(
+                    "holds a lone surrogate escape at line {} column {}",
+                    at.line, at.column
+                )));
+            }
+            _ => {}
+        }
         let top: Value = serde_json::from_str(text).map_err(|e| {
             problem(format!(
                 "is not valid JSON at line {} column {}",
@@ -568,6 +588,7 @@ impl Framing {
         counter: Counter,
         now: i64,
         isolation: &render::Isolation,
+        cancel: &crate::Cancel,
     ) -> Result<Framing, Error> {
         let Some(specials) = counter.special_texts() else {
             return Err(Error::RequestFramingUnknown {
@@ -593,7 +614,7 @@ impl Framing {
             now,
         };
         let renderer = match isolation {
-            Some(renderers) => renderers.start(setup)?,
+            Some(renderers) => renderers.start(setup, cancel)?,
             None => Box::new(render::InProcess::new(&setup)?),
         };
         let specials = if specials.is_empty() {
@@ -637,9 +658,17 @@ impl Framing {
         counter: Counter,
         now: i64,
         isolation: &render::Isolation,
+        cancel: &crate::Cancel,
     ) -> Result<Framing, Error> {
         if counter.encoding() == Some(Encoding::O200kHarmony) {
-            return Framing::new(request, &ChatTemplate::harmony(), counter, now, isolation);
+            return Framing::new(
+                request,
+                &ChatTemplate::harmony(),
+                counter,
+                now,
+                isolation,
+                cancel,
+            );
         }
         Err(Error::RequestFramingUnknown {
             counted_with: counter.label(),
@@ -958,6 +987,17 @@ mod tests {
                 "templateArguments": {"messages": []}}"#,
         );
         assert!(reserved.contains("`messages`"), "{reserved}");
+        // The reader every front end shares: a key twice, a lone surrogate.
+        let twice_keyed = refusal(
+            r#"{"messages": [{"role": "user", "content": "{{packer:documents}}", "role": "x"}]}"#,
+        );
+        assert!(
+            twice_keyed.contains("a key twice in one object at line 1 column"),
+            "{twice_keyed}"
+        );
+        let lone =
+            refusal(r#"{"messages": [{"role": "user\ud800", "content": "{{packer:documents}}"}]}"#);
+        assert!(lone.contains("lone surrogate escape at line 1"), "{lone}");
         // In a content part, as multimodal templates take text.
         request(
             r#"{"messages": [{"role": "user", "content": [{"type": "text", "text": "{{packer:documents}}"}]}]}"#,
@@ -971,6 +1011,7 @@ mod tests {
             Counter::new(Encoding::O200kHarmony),
             NOW,
             &None,
+            &crate::Cancel::default(),
         )
         .unwrap()
     }
@@ -1056,6 +1097,7 @@ mod tests {
             Counter::new(Encoding::O200kHarmony),
             NOW,
             &None,
+            &crate::Cancel::default(),
         )
         .unwrap();
         assert!(framing.render("plain").is_ok());
@@ -1076,6 +1118,7 @@ mod tests {
                 Counter::new(encoding),
                 NOW,
                 &None,
+                &crate::Cancel::default(),
             )
             .unwrap_err();
             assert_eq!(error.code(), "request-framing-unknown");
@@ -1090,6 +1133,7 @@ mod tests {
                 Counter::new(encoding),
                 NOW,
                 &None,
+                &crate::Cancel::default(),
             )
             .unwrap_err();
             assert_eq!(error.code(), "request-framing-unknown");
@@ -1110,6 +1154,7 @@ mod tests {
                 Counter::new(Encoding::O200kHarmony),
                 NOW,
                 &None,
+                &crate::Cancel::default(),
             )
             .unwrap()
             .render("x")

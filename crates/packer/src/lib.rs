@@ -115,6 +115,10 @@ pub struct Chat {
     /// bounds a hostile template's stack, memory or time; the front ends
     /// give a worker process with limits (see [`chat::render`]).
     pub isolation: chat::render::Isolation,
+    /// Set by whoever no longer waits for the pack: a render under way in
+    /// a worker ends at once (the pack itself checks
+    /// [`Options::cancel`](pack::Options) between trials).
+    pub cancel: Cancel,
 }
 
 /// Two chats are equal when they render the same request the same way
@@ -137,12 +141,14 @@ impl Chat {
                 counter,
                 self.now,
                 &self.isolation,
+                &self.cancel,
             ),
             None => chat::Framing::harmony_or_refused(
                 self.request.clone(),
                 counter,
                 self.now,
                 &self.isolation,
+                &self.cancel,
             ),
         }
     }

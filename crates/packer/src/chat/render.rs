@@ -18,6 +18,7 @@ use minijinja::Value;
 use serde::{Deserialize, Serialize};
 
 use super::{ChatRequest, jinja};
+use crate::Cancel;
 use crate::error::Error;
 
 /// What a renderer needs to render a request with any payload: the request
@@ -49,8 +50,10 @@ pub trait Render: Send + Sync {
 
 /// Starts renderers: where a request's template runs.
 pub trait Renderers: Send + Sync + std::fmt::Debug {
-    /// A renderer for `setup` (refusing a template that does not parse).
-    fn start(&self, setup: RenderSetup) -> Result<Box<dyn Render>, Error>;
+    /// A renderer for `setup` (refusing a template that does not parse);
+    /// a render under way when `cancel` is set ends with
+    /// [`Error::Cancelled`].
+    fn start(&self, setup: RenderSetup, cancel: &Cancel) -> Result<Box<dyn Render>, Error>;
 }
 
 /// Where a [`crate::Chat`]'s template runs: `None` is this process.
@@ -145,7 +148,7 @@ impl Render for InProcess {
 pub struct HereRenderers;
 
 impl Renderers for HereRenderers {
-    fn start(&self, setup: RenderSetup) -> Result<Box<dyn Render>, Error> {
+    fn start(&self, setup: RenderSetup, _cancel: &Cancel) -> Result<Box<dyn Render>, Error> {
         Ok(Box::new(InProcess::new(&setup)?))
     }
 }
