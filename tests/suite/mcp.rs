@@ -1088,6 +1088,45 @@ fn a_cancelled_call_ends_its_template_worker_at_once() {
     raw.finish();
 }
 
+#[test]
+fn a_cancelled_count_stops_and_the_next_call_is_served() {
+    let tree = Tree::new("cancelled-count");
+    let project = tree.project();
+    // A Unigram file whose every piece of "a" up to 256 bytes is a token:
+    // each position of a text of "a" tries 256 tokens, so counting 2 MB
+    // takes seconds, and minutes in a debug build.
+    let mut vocab = vec![json!(["<unk>", 0.0])];
+    vocab.extend((1..=256).map(|n| json!(["a".repeat(n), -(n as f64)])));
+    let file = json!({"version": "1.0", "added_tokens": [], "normalizer": null,
+                      "pre_tokenizer": null, "model": {"type": "Unigram", "unk_id": 0,
+                      "vocab": vocab, "byte_fallback": false}});
+    fs::write(project.join("slow.json"), file.to_string()).unwrap();
+    let root = project.display().to_string();
+    let mut raw = Raw::start(&["--root", &root, "--max-calls", "1"]);
+    let arguments = json!({"text": "a".repeat(2_000_000), "tokenizer": "slow.json"});
+    raw.send(tool_call(1, "count_tokens", &arguments.to_string()).as_bytes());
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    raw.send(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
+    let started = std::time::Instant::now();
+    raw.send(tool_call(2, "count_tokens", r#"{"text": "hello"}"#).as_bytes());
+    loop {
+        let answer = raw.answer();
+        if answer["id"] == 2 {
+            assert_eq!(answer["result"]["isError"], false, "{answer}");
+            break;
+        }
+    }
+    // The count stopped at its next checkpoint and freed the one place (a
+    // generous bound for a loaded machine; the count alone takes minutes
+    // in this build).
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+    raw.finish();
+}
+
 /// A tools/call request line.
 fn tool_call(id: i64, name: &str, arguments: &str) -> String {
     format!(

@@ -278,7 +278,7 @@ impl Server {
         match name {
             tools::PACK_DIRECTORY => self.pack_directory(arguments, cancel),
             tools::PACK_DOCUMENTS => self.pack_documents(arguments, cancel),
-            tools::COUNT_TOKENS => self.count_tokens(arguments),
+            tools::COUNT_TOKENS => self.count_tokens(arguments, cancel),
             _ => Err(ToolError::Usage(format!(
                 "no such tool; the tools are {}, {} and {}",
                 tools::PACK_DIRECTORY,
@@ -385,7 +385,11 @@ impl Server {
         answer(prepared.pack_fixture(fixture), window)
     }
 
-    fn count_tokens(&self, arguments: &RawArguments) -> Result<Answer, ToolError> {
+    fn count_tokens(
+        &self,
+        arguments: &RawArguments,
+        cancel: &packer::Cancel,
+    ) -> Result<Answer, ToolError> {
         let args = Arguments::new(arguments, tools::COUNT_TOKENS_ARGUMENTS)?;
         if let Some((text, _)) = args.raw("text") {
             self.check_size(text)?;
@@ -398,7 +402,10 @@ impl Server {
             Some(tokenizer) => Counter::with_tokenizer(tokenizer),
             None => Counter::new(encoding.unwrap_or(Encoding::Cl100kBase)),
         };
-        let tokens = counter.count(text);
+        // A count of a long text can take seconds: a cancel stops it.
+        let tokens = cancel
+            .watch(|| counter.count(text))
+            .map_err(|_| ToolError::Cancelled)?;
         let mut summary = json!({"encoding": counter.label(), "tokens": tokens});
         if let Some(tokenizer) = counter.tokenizer() {
             summary["tokenizerSha256"] = json!(tokenizer.sha256());

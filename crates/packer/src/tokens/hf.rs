@@ -346,8 +346,13 @@ impl<M: PieceModel> HuggingFace<M> {
         origin: bool,
     ) -> usize {
         let mut count = 0;
+        let mut seen = 0usize;
         self.run_stages(0, caches, text, origin, &mut |piece: &str| {
             if !piece.is_empty() {
+                seen += 1;
+                if seen.is_multiple_of(crate::cancel::STEPS_PER_CHECKPOINT) {
+                    crate::cancel::checkpoint();
+                }
                 count += self.piece_tokens(pieces, piece);
             }
         });

@@ -86,7 +86,12 @@ pub(crate) fn count_symbols<M: Merges>(
         }
     }
     let mut alive = n;
+    let mut steps = 0usize;
     while let Some(Reverse((priority, at))) = heap.pop() {
+        steps += 1;
+        if steps.is_multiple_of(crate::cancel::STEPS_PER_CHECKPOINT) {
+            crate::cancel::checkpoint();
+        }
         let left = nodes[at];
         if !left.alive || left.next == NONE {
             continue;

@@ -174,6 +174,9 @@ impl Unigram {
         let mut best = vec![unreached; size + 1];
         let mut start = 0;
         while start < size {
+            if start % crate::cancel::STEPS_PER_CHECKPOINT < 4 {
+                crate::cancel::checkpoint();
+            }
             let here = best[start].score;
             let char_len = piece[start..].chars().next().map_or(1, char::len_utf8);
             let mut single = false;
