@@ -1,7 +1,8 @@
 """Chat templates rendered by `transformers` where Jinja2 and minijinja
 differ unless packer renders as Jinja2 does (SPEC §2.4): numbers, Python's
 `repr()` of strings in printed lists and dicts, the `string` filter, `None`
-and undefined values iterated and tested, and string-literal escapes.
+and undefined values iterated and tested, string-literal escapes, and
+`transformers`' own `{% generation %}` tag.
 
 Reference: `transformers.utils.chat_template_utils.render_jinja_template`
 (what `apply_chat_template(..., tokenize=False)` calls), with
@@ -100,6 +101,13 @@ TEMPLATES = {
     "escapes": (
         "{{ '\\U0001F600\\a\\v\\/\\x41\\101\\q' }}|{{ \"tab\\there\" }}|"
         "{{ messages[-1].content ~ '\\u00e9\\U000e0001' }}|{{ ['\\U000e0001'] }}"
+    ),
+    "generation blocks": (
+        "{% for m in messages %}<|{{ m.role }}|>\n"
+        "{% if m.role == 'assistant' %}{% generation %}\n  {{ m.content }}<|end|>\n{% endgeneration %}"
+        "{%- else %}{{ m.content }}<|end|>\n{% endif %}\n"
+        "  {%- generation -%}  [g]  {%+ endgeneration %}\n{% endfor %}"
+        "{% if add_generation_prompt %}<|assistant|>{% endif %}"
     ),
 }
 

@@ -5,9 +5,10 @@
 //! is), Python's string and dict methods, and Python's way of printing a
 //! value (`None`, `True`, `['a', 1]`).
 //!
-//! What Jinja2 does and minijinja does not (a `{% generation %}` block, a
-//! Python method `pycompat` lacks) is an error naming the template's line:
-//! refused, never rendered differently.
+//! What Jinja2 does and minijinja does not (a Python method `pycompat`
+//! lacks) is an error naming the template's line: refused, never rendered
+//! differently. `transformers`' own `{% generation %}` tag is read as the
+//! block it is (the `literals` module).
 //!
 //! Where minijinja's defaults differ from Jinja2's, packer renders as
 //! Jinja2 does or refuses:
@@ -1009,7 +1010,13 @@ mod tests {
         // A message built from the request's text is not shown.
         let error = render("{{ raise_exception('bad: ' + s) }}", context.clone()).unwrap_err();
         assert!(!error.to_string().contains("Hi there"), "{error}");
-        let error = render("{% generation %}x{% endgeneration %}", context).unwrap_err();
+        // transformers' own block renders its body; a tag it does not add
+        // is refused.
+        assert_eq!(
+            render("a{% generation %}x{% endgeneration %}b", context.clone()).unwrap(),
+            "axb"
+        );
+        let error = render("{% generations %}x{% endgenerations %}", context).unwrap_err();
         assert!(
             error.to_string().contains("does not parse at line 1"),
             "{error}"

@@ -10,6 +10,14 @@
 //! minijinja reads as exactly that text. What has no such form is refused:
 //! `\N{...}` (Unicode names), an escape that makes a surrogate, and an
 //! escape Python rejects (Jinja2 then fails to compile the template).
+//!
+//! The same pass reads the one tag `transformers` adds to Jinja2: a
+//! `{% generation %}` … `{% endgeneration %}` block (its
+//! `AssistantTracker` extension, which renders the block's body as it is
+//! and notes where it lands for assistant masks). Its tags become
+//! `{% if true %}` and `{% endif %}` with the same whitespace controls, so
+//! `trim_blocks` and `lstrip_blocks` treat them as Jinja2 treats any
+//! block tag.
 
 /// Why a literal is refused, for the message.
 pub(super) type Refusal = &'static str;
@@ -17,7 +25,7 @@ pub(super) type Refusal = &'static str;
 /// `source` with each string literal inside its tags rewritten as
 /// minijinja reads it the way Jinja2 reads the original, or why not.
 pub(super) fn rewrite(source: &str) -> Result<String, Refusal> {
-    if !source.contains('\\') && !source.contains('\r') {
+    if !source.contains('\\') && !source.contains('\r') && !source.contains("generation") {
         return Ok(source.to_owned());
     }
     let bytes = source.as_bytes();
@@ -38,6 +46,13 @@ pub(super) fn rewrite(source: &str) -> Result<String, Refusal> {
             }
             b'%' if is_raw(&source[at + 2..]) => {
                 at = end_of_raw(source, at + 2);
+            }
+            b'%' if generation_tag(&source[at + 2..]).is_some() => {
+                let (length, replaced) = generation_tag(&source[at + 2..]).expect("matched");
+                out.push_str(&source[copied..at]);
+                out.push_str(&replaced);
+                at += 2 + length;
+                copied = at;
             }
             b'{' | b'%' => {
                 at += 2;
@@ -82,6 +97,32 @@ fn is_raw(after: &str) -> bool {
             .trim_start_matches(['-', '+'])
             .starts_with("%}")
     })
+}
+
+/// For a block tag's body (after `{%`) that is `generation` or
+/// `endgeneration`: its length up to and with `%}`, and the `if true` or
+/// `endif` tag with the same whitespace controls that stands for it.
+fn generation_tag(after: &str) -> Option<(usize, String)> {
+    let (open, body) = match after.as_bytes().first() {
+        Some(b'-' | b'+') => after.split_at(1),
+        _ => ("", after),
+    };
+    let body = body.trim_start();
+    let (word, rest) = if let Some(rest) = body.strip_prefix("endgeneration") {
+        ("endif", rest)
+    } else {
+        ("if true", body.strip_prefix("generation")?)
+    };
+    let rest = rest.trim_start();
+    let (close, rest) = match rest.as_bytes().first() {
+        Some(b'-' | b'+') => rest.split_at(1),
+        _ => ("", rest),
+    };
+    let rest = rest.strip_prefix("%}")?;
+    Some((
+        after.len() - rest.len(),
+        format!("{{%{open} {word} {close}%}}"),
+    ))
 }
 
 /// Where the `{% endraw %}` after a raw block opened at `from` ends.
@@ -206,6 +247,30 @@ fn decode(text: &str) -> Result<String, Refusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn generation_tags_become_plain_blocks_with_their_whitespace_controls() {
+        let cases = [
+            (
+                "{% generation %}x{% endgeneration %}",
+                "{% if true %}x{% endif %}",
+            ),
+            (
+                "{%- generation -%}x{%+endgeneration+%}",
+                "{%- if true -%}x{%+ endif +%}",
+            ),
+            // Not the tag: in a comment, a raw block, a string, another word.
+            (
+                "{# {% generation %} #}{% raw %}{% generation %}{% endraw %}",
+                "{# {% generation %} #}{% raw %}{% generation %}{% endraw %}",
+            ),
+            ("{{ '{% generation %}' }}", "{{ '{% generation %}' }}"),
+            ("{% generations %}", "{% generations %}"),
+        ];
+        for (source, rewritten) in cases {
+            assert_eq!(rewrite(source).unwrap(), rewritten, "{source}");
+        }
+    }
 
     #[test]
     fn literals_are_decoded_as_python_decodes_them() {
