@@ -1319,6 +1319,7 @@ proptest! {
             )
             .unwrap(),
             template: None,
+            format: packer::chat::ChatFormat::Template,
             now: 0,
             isolation: None,
             cancel: packer::Cancel::default(),
@@ -1403,6 +1404,7 @@ proptest! {
         let chat = packer::Chat {
             request: ChatRequest::from_bytes(conversation).unwrap(),
             template: Some(template.clone()),
+            format: packer::chat::ChatFormat::Template,
             now: 0,
             isolation: None,
             cancel: packer::Cancel::default(),

@@ -167,6 +167,7 @@ fn assemble(
     Ok(Chat {
         request,
         template,
+        format: packer::chat::ChatFormat::default(),
         now,
         isolation: None,
         cancel: packer::Cancel::default(),

@@ -29,12 +29,14 @@
 //!
 //! Nothing is read from disk here: the front ends read the files.
 
+mod harmony;
 mod jinja;
 mod literals;
 mod numbers;
 mod printable;
 mod python;
 pub mod render;
+mod typescript;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
@@ -397,6 +399,36 @@ impl Step {
     }
 }
 
+/// How a request is written out (`--chat-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ChatFormat {
+    /// The model's chat template, as `transformers` renders it.
+    #[default]
+    Template,
+    /// gpt-oss's harmony format as the `openai-harmony` library writes it
+    /// for vLLM (`o200k_harmony` only; no template).
+    Harmony,
+}
+
+impl ChatFormat {
+    /// The names `--chat-format` takes.
+    pub fn names() -> &'static [&'static str] {
+        &["template", "harmony"]
+    }
+}
+
+impl std::str::FromStr for ChatFormat {
+    type Err = ();
+
+    fn from_str(name: &str) -> Result<ChatFormat, ()> {
+        match name {
+            "template" => Ok(ChatFormat::Template),
+            "harmony" => Ok(ChatFormat::Harmony),
+            _ => Err(()),
+        }
+    }
+}
+
 /// A chat template with the special tokens it is rendered with.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatTemplate {
@@ -644,6 +676,53 @@ impl Framing {
             request,
             source,
             renderer,
+            counter,
+            specials,
+            failure: Mutex::new(None),
+            frame: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// A framing in openai-harmony's format, as vLLM renders a chat
+    /// completion for gpt-oss (`--chat-format harmony`, see the `harmony`
+    /// module): `o200k_harmony` only, in this process (nothing of the
+    /// request's runs).
+    pub fn harmony_format(
+        request: ChatRequest,
+        counter: Counter,
+        now: i64,
+    ) -> Result<Framing, Error> {
+        if counter.encoding() != Some(Encoding::O200kHarmony) {
+            return Err(Error::InvalidChatRequest {
+                problem: format!(
+                    "is rendered in harmony's format (--chat-format harmony), which is \
+                     gpt-oss's; count it with --encoding o200k_harmony, not {}",
+                    counter.label()
+                ),
+            });
+        }
+        let texts = counter.special_texts().unwrap_or_default();
+        let search = || {
+            AhoCorasickBuilder::new()
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(&texts)
+                .ok()
+        };
+        let renderer = harmony::Harmony::new(&request.text, search(), now)?;
+        let specials = search();
+        let request_holds_specials = specials.as_ref().is_some_and(|search| {
+            any_string(&request.messages, search)
+                || any_string(&request.tools, search)
+                || request
+                    .arguments
+                    .iter()
+                    .any(|(_, value)| any_string(value, search))
+        });
+        Ok(Framing {
+            request_holds_specials,
+            request,
+            source: String::new(),
+            renderer: Box::new(renderer),
             counter,
             specials,
             failure: Mutex::new(None),

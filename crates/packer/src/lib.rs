@@ -109,6 +109,9 @@ pub struct Chat {
     /// The chat template; `None` for the one the counter implies
     /// (gpt-oss's for `o200k_harmony`, else `request-framing-unknown`).
     pub template: Option<chat::ChatTemplate>,
+    /// How the request is written: with the template (the default), or
+    /// in harmony's format as vLLM writes it (no template).
+    pub format: chat::ChatFormat,
     /// What `strftime_now` formats: seconds since 1970, UTC.
     pub now: i64,
     /// Where the template runs: `None` in this process, where nothing
@@ -125,7 +128,10 @@ pub struct Chat {
 /// (wherever they run).
 impl PartialEq for Chat {
     fn eq(&self, other: &Chat) -> bool {
-        self.request == other.request && self.template == other.template && self.now == other.now
+        self.request == other.request
+            && self.template == other.template
+            && self.format == other.format
+            && self.now == other.now
     }
 }
 
@@ -134,6 +140,9 @@ impl Eq for Chat {}
 impl Chat {
     /// The request ready to render and count with `counter`.
     pub fn framing(&self, counter: Counter) -> Result<chat::Framing, Error> {
+        if self.format == chat::ChatFormat::Harmony {
+            return chat::Framing::harmony_format(self.request.clone(), counter, self.now);
+        }
         match &self.template {
             Some(template) => chat::Framing::new(
                 self.request.clone(),
