@@ -9,6 +9,7 @@ mod attacks;
 mod batch;
 mod cli;
 mod collect;
+mod harmony;
 mod hostile;
 mod max_fill;
 mod mcp;
