@@ -103,6 +103,13 @@ pub struct PackArgs {
     #[arg(long, value_name = "FILE", requires = "request")]
     pub chat_template: Option<PathBuf>,
 
+    /// With --request: how it is written: template (with its chat
+    /// template, as transformers renders it) or harmony (gpt-oss's format
+    /// as vLLM renders it with openai-harmony; --encoding o200k_harmony)
+    #[arg(long, value_name = "FORMAT", requires = "request", conflicts_with = "chat_template",
+          value_parser = ["template", "harmony"])]
+    pub chat_format: Option<String>,
+
     /// With a chat request: the seconds its template may render for in all
     /// (it runs in a worker process that is stopped then)
     #[arg(long, value_name = "N", default_value_t = packer_files::render::DEFAULT_TEMPLATE_SECONDS)]
@@ -465,6 +472,11 @@ fn job(args: &PackArgs) -> Result<packer_job::Job, Error> {
             },
             None => packer_job::ChatSource::None,
         },
+        chat_format: args
+            .chat_format
+            .as_deref()
+            .and_then(|name| name.parse().ok())
+            .unwrap_or_default(),
         config: args.collect.config_choice(),
         roots: None,
         renderers: Some(std::sync::Arc::new(workers)),

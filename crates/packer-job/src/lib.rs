@@ -34,6 +34,9 @@ pub struct Job {
     pub tokenizer: Option<PathBuf>,
     /// The chat request, if the front end names one.
     pub chat: ChatSource,
+    /// How the chat request is written (`--chat-format`): with its chat
+    /// template (the default), or in harmony's format as vLLM writes it.
+    pub chat_format: packer::chat::ChatFormat,
     /// Which `packer.toml` a directory is read with.
     pub config: ConfigChoice,
     /// When set, every file the job reads (the tokenizer file, a chat
@@ -178,6 +181,9 @@ pub fn prepare(job: &Job, directory: Option<&Path>) -> Result<Prepared, Error> {
         },
     };
     request.chat = framed(&request, chat)?;
+    if let Some(chat) = &mut request.chat {
+        chat.format = job.chat_format;
+    }
     if let Some(chat) = &mut request.chat {
         chat.isolation.clone_from(&job.renderers);
         chat.cancel = job.cancel.clone();

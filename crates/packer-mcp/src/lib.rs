@@ -432,6 +432,15 @@ impl Server {
             None => None,
         };
         let template = args.string("chatTemplate")?;
+        let chat_format = match args.string("chatFormat")? {
+            None => packer::chat::ChatFormat::default(),
+            Some(name) => name.parse().map_err(|()| {
+                ToolError::Usage(format!(
+                    "the argument 'chatFormat' must be one of {}",
+                    packer::chat::ChatFormat::names().join(", ")
+                ))
+            })?,
+        };
         let chat = match args.chat_request()? {
             None if template.is_some() => {
                 return Err(ToolError::Usage(
@@ -455,6 +464,7 @@ impl Server {
             collect,
             tokenizer,
             chat,
+            chat_format,
             config: packer_job::ConfigChoice::Find,
             roots: Some(self.roots.paths().to_vec()),
             renderers: Some(self.renderers.clone()),

@@ -53,6 +53,7 @@ pub const PACK_DIRECTORY_ARGUMENTS: &[&str] = &[
     "window",
     "request",
     "chatTemplate",
+    "chatFormat",
 ];
 /// The arguments of `pack_documents`.
 pub const PACK_DOCUMENTS_ARGUMENTS: &[&str] = &[
@@ -73,6 +74,7 @@ pub const PACK_DOCUMENTS_ARGUMENTS: &[&str] = &[
     "outlineShare",
     "request",
     "chatTemplate",
+    "chatFormat",
 ];
 /// The arguments of `count_tokens`.
 pub const COUNT_TOKENS_ARGUMENTS: &[&str] = &["text", "encoding", "model", "tokenizer"];
@@ -292,6 +294,15 @@ fn pack_properties(default_envelope: Envelope) -> Map<String, Value> {
                             a tokenizer_config.json (default: the chat_template.jinja or \
                             tokenizer_config.json beside the tokenizer file); absolute or \
                             relative to the first root, and inside an allowed root."
+        },
+        "chatFormat": {
+            "type": "string",
+            "enum": packer::chat::ChatFormat::names(),
+            "default": "template",
+            "description": "With request: how it is written. template: with its chat \
+                            template, as transformers renders it; harmony: gpt-oss's harmony \
+                            format as vLLM renders it with openai-harmony (encoding \
+                            o200k_harmony, no chatTemplate)."
         }
     }))
 }
