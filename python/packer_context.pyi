@@ -79,6 +79,7 @@ def pack(
     windows: bool = False,
     request: Optional[Mapping[str, Any]] = None,
     chat_template: Optional[Union[str, "os.PathLike[str]"]] = None,
+    chat_format: Optional[str] = None,
     template_seconds: Optional[int] = None,
     template_memory: Optional[int] = None,
     query: Optional[str] = None,
@@ -117,7 +118,9 @@ def pack(
     ``chat_template.jinja`` or ``tokenizer_config.json`` beside
     ``tokenizer``, or gpt-oss's harmony format with
     ``encoding="o200k_harmony"``; other encodings raise
-    ``request-framing-unknown``), and the whole rendered request must fit
+    ``request-framing-unknown``), or with ``chat_format="harmony"`` (and
+    ``encoding="o200k_harmony"``) as the openai-harmony library writes it
+    for vLLM (``packer pack --chat-format harmony``), and the whole rendered request must fit
     ``context_tokens`` less ``reserved_output_tokens`` and ``safety_tokens``
     (a non-zero ``reserved_other_input_tokens`` is refused: it is measured).
     The result then adds ``requestTokens`` (the exact count of the rendered

@@ -267,9 +267,11 @@ fn utf8_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
 /// one message) counts the whole chat request instead of the payload
 /// alone, rendered with ``chat_template`` (the path of a Jinja file or a
 /// ``tokenizer_config.json``; default the one beside ``tokenizer``, or
-/// gpt-oss's harmony format with ``encoding="o200k_harmony"``): the result
-/// adds ``requestTokens``, ``otherInputTokens`` and ``requestText`` (unless
-/// ``payload=False``). The GIL is released while packing.
+/// gpt-oss's harmony format with ``encoding="o200k_harmony"``), or with
+/// ``chat_format="harmony"`` as openai-harmony writes it for vLLM
+/// (``--chat-format``): the result adds ``requestTokens``,
+/// ``otherInputTokens`` and ``requestText`` (unless ``payload=False``). The
+/// GIL is released while packing.
 ///
 /// Raises ``PackerError`` for every input ``packer pack`` refuses, with the
 /// same code, exit status and message; ``TypeError`` for a dict that JSON
@@ -282,7 +284,7 @@ fn utf8_of(text: &Bound<'_, PyString>) -> PyResult<Vec<u8>> {
     excerpt_context=None,
     excerpt_max_chars=None, outline=false, outline_share=None, max_input_bytes=None,
     max_documents=None, payload=true, windows=false, request=None, chat_template=None,
-    template_seconds=None, template_memory=None, query=None
+    chat_format=None, template_seconds=None, template_memory=None, query=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn pack(
@@ -311,6 +313,7 @@ fn pack(
     windows: bool,
     request: Option<&Bound<'_, PyAny>>,
     chat_template: Option<PathBuf>,
+    chat_format: Option<&str>,
     template_seconds: Option<u64>,
     template_memory: Option<u64>,
     query: Option<String>,
@@ -320,6 +323,15 @@ fn pack(
         .transpose()?;
     if chat_template.is_some() && chat_request.is_none() {
         return Err(usage(py, "chat_template needs request".into()));
+    }
+    if chat_format.is_some() && chat_request.is_none() {
+        return Err(usage(py, "chat_format needs request".into()));
+    }
+    if chat_format.is_some() && chat_template.is_some() {
+        return Err(usage(
+            py,
+            "chat_format and chat_template do not go together".into(),
+        ));
     }
     // The budget values are read first: a value that is not a whole number
     // from 0 to 2^53-1 is refused before the names are checked.
@@ -364,6 +376,18 @@ fn pack(
                 template: chat_template,
             },
             None => packer_job::ChatSource::None,
+        },
+        chat_format: match chat_format {
+            None => packer::chat::ChatFormat::default(),
+            Some(name) => name.parse().map_err(|()| {
+                usage(
+                    py,
+                    format!(
+                        "chat_format must be one of {}",
+                        packer::chat::ChatFormat::names().join(", ")
+                    ),
+                )
+            })?,
         },
         renderers: Some(template_workers(py, template_seconds, template_memory)?),
         ..packer_job::Job::default()

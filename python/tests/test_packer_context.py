@@ -499,6 +499,35 @@ def test_a_gpt_oss_request_is_counted_whole_as_tiktoken_counts_it(tiktoken_encod
             assert_same_as_cli(data, [*flags, "--request", file.name], {**keywords, "request": CHAT})
 
 
+def test_harmonys_own_rendering_is_the_command_lines(tiktoken_encoding):
+    data = (ROOT / "fixtures" / "guide.json").read_bytes()
+    result = packer.pack(data, encoding="o200k_harmony", budget=400, request=CHAT, chat_format="harmony")
+    text = result["requestText"]
+    # vLLM's conversion: the system message becomes the developer's
+    # instructions, after harmony's own system message.
+    assert text.startswith("<|start|>system<|message|>You are ChatGPT")
+    assert "<|start|>developer<|message|># Instructions\n\nAnswer from the documents only.<|end|>" in text
+    assert text.endswith("<|start|>assistant")
+    assert result["requestTokens"] == harmony_count(tiktoken_encoding, text) <= 400
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as file:
+        json.dump(CHAT, file)
+        file.flush()
+        assert_same_as_cli(
+            data,
+            ["--encoding", "o200k_harmony", "--budget", "400", "--request", file.name, "--chat-format", "harmony"],
+            {"encoding": "o200k_harmony", "budget": 400, "request": CHAT, "chat_format": "harmony"},
+        )
+    for keywords, message in [
+        ({"chat_format": "harmony"}, "chat_format needs request"),
+        ({"chat_format": "harmony", "request": CHAT, "chat_template": "chat.jinja"},
+         "chat_format and chat_template do not go together"),
+        ({"chat_format": "vllm", "request": CHAT}, "chat_format must be one of template, harmony"),
+    ]:
+        with pytest.raises(packer.PackerError) as raised:
+            packer.pack(data, encoding="o200k_harmony", budget=400, **keywords)
+        assert (raised.value.code, raised.value.message) == ("usage", message)
+
+
 def test_requests_are_refused_with_codes_that_echo_nothing():
     data = (ROOT / "fixtures" / "guide.json").read_bytes()
     with pytest.raises(packer.PackerError) as raised:

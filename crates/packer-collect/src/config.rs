@@ -97,6 +97,9 @@ pub struct Config {
     /// `--chat-template`: the request's chat template, relative to the
     /// directory and inside it.
     pub chat_template: Option<String>,
+    /// `--chat-format`: `template` or `harmony` (openai-harmony's
+    /// rendering for gpt-oss).
+    pub chat_format: Option<String>,
 }
 
 impl Config {
@@ -356,6 +359,22 @@ fn check(name: &str, config: &Config) -> Result<(), Error> {
     }
     if config.chat_template.is_some() && config.request.is_none() {
         return Err(bad("chat-template needs request".into()));
+    }
+    if let Some(format) = &config.chat_format {
+        if format.parse::<packer::chat::ChatFormat>().is_err() {
+            return Err(bad(format!(
+                "chat-format must be one of {}",
+                packer::chat::ChatFormat::names().join(", ")
+            )));
+        }
+        if config.request.is_none() {
+            return Err(bad("chat-format needs request".into()));
+        }
+        if config.chat_template.is_some() {
+            return Err(bad(
+                "chat-format and chat-template do not go together".into()
+            ));
+        }
     }
     Ok(())
 }
@@ -633,6 +652,15 @@ mod tests {
                 "chat-template must be a path relative",
             ),
             ("chat-template = \"t.jinja\"", "chat-template needs request"),
+            (
+                "request = \"r.json\"\nchat-format = \"vllm\"",
+                "chat-format must be one of template, harmony",
+            ),
+            ("chat-format = \"harmony\"", "chat-format needs request"),
+            (
+                "request = \"r.json\"\nchat-template = \"t.jinja\"\nchat-format = \"harmony\"",
+                "chat-format and chat-template do not go together",
+            ),
         ] {
             let error = parse("packer.toml", text).unwrap_err();
             assert!(error.to_string().contains(says), "{text}: {error}");

@@ -180,9 +180,19 @@ pub fn prepare(job: &Job, directory: Option<&Path>) -> Result<Prepared, Error> {
             _ => Ok(None),
         },
     };
+    // The caller's format, or with the directory's request its file's.
+    let format = match (&job.chat, &config) {
+        (ChatSource::None, Some(found)) => found
+            .config
+            .chat_format
+            .as_deref()
+            .and_then(|name| name.parse().ok())
+            .unwrap_or(job.chat_format),
+        _ => job.chat_format,
+    };
     request.chat = framed(&request, chat)?;
     if let Some(chat) = &mut request.chat {
-        chat.format = job.chat_format;
+        chat.format = format;
     }
     if let Some(chat) = &mut request.chat {
         chat.isolation.clone_from(&job.renderers);
