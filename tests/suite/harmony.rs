@@ -12,6 +12,8 @@ use packer::chat::{ChatFormat, ChatRequest, Framing};
 use packer::{Counter, Encoding};
 use serde::Deserialize;
 
+use crate::common;
+
 #[derive(Deserialize)]
 struct Vectors {
     today: String,
@@ -144,4 +146,86 @@ fn a_whole_pack_counts_the_request_as_openai_harmony_does() {
         assert_eq!(rendered.tokens, pack.tokens, "{}", pack.name);
         assert_eq!(plan.decisions.len(), 2);
     }
+}
+
+#[test]
+fn the_command_line_and_a_trees_packer_toml_choose_harmonys_rendering() {
+    let dir = tempfile::tempdir().unwrap();
+    let request = serde_json::json!({"messages": [
+        {"role": "system", "content": "Answer from the documents only."},
+        {"role": "user", "content": "Docs:\n{{packer:documents}}\nWhich one?"}]});
+    std::fs::write(dir.path().join("request.json"), request.to_string()).unwrap();
+    std::fs::write(dir.path().join("README.md"), "# Tree\nA small tree.\n").unwrap();
+    let tree = dir.path().display().to_string();
+    let request_path = dir.path().join("request.json").display().to_string();
+    let flags = [
+        "--encoding",
+        "o200k_harmony",
+        "--budget",
+        "2000",
+        "--format",
+        "json",
+    ];
+    let harmonys = |run: &common::Run| -> String {
+        assert_eq!(run.status, 0, "{}", run.stderr);
+        let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let text = out["requestText"].as_str().unwrap().to_owned();
+        // vLLM's conversion: harmony's own system message, then the
+        // request's system message as the developer's instructions.
+        assert!(
+            text.starts_with("<|start|>system<|message|>You are ChatGPT"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "<|start|>developer<|message|># Instructions\n\nAnswer from the documents only.<|end|>"
+            ),
+            "{text}"
+        );
+        assert_eq!(out["requestTokens"], common::harmony_count(&text));
+        text
+    };
+    let mut args = vec!["pack", "--dir", &tree, "--glob", "!request.json"];
+    args.extend(flags);
+    args.extend(["--request", &request_path, "--chat-format", "harmony"]);
+    let flagged = harmonys(&common::run(&args, b""));
+    // The same from the tree's packer.toml.
+    std::fs::write(
+        dir.path().join("packer.toml"),
+        "request = \"request.json\"\nchat-format = \"harmony\"\nglobs = [\"!request.json\", \"!packer.toml\"]\n",
+    )
+    .unwrap();
+    let mut args = vec!["pack", "--dir", &tree];
+    args.extend(flags);
+    let configured = harmonys(&common::run(&args, b""));
+    assert_eq!(flagged, configured);
+    // Without it, the Hugging Face template renders the same request
+    // otherwise; a format with a template of its own is a usage error.
+    std::fs::write(
+        dir.path().join("packer.toml"),
+        "request = \"request.json\"\nglobs = [\"!request.json\", \"!packer.toml\"]\n",
+    )
+    .unwrap();
+    let run = common::run(&args, b"");
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_ne!(out["requestText"].as_str().unwrap(), flagged);
+    std::fs::write(dir.path().join("t.jinja"), "{{ messages[0].content }}").unwrap();
+    let run = common::run(
+        &[
+            "pack",
+            "--dir",
+            &tree,
+            "--budget",
+            "2000",
+            "--request",
+            &request_path,
+            "--chat-format",
+            "harmony",
+            "--chat-template",
+            "t.jinja",
+        ],
+        b"",
+    );
+    assert_eq!(run.status, 2, "{}", run.stderr);
 }
