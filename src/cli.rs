@@ -19,6 +19,7 @@ mod mcp;
 mod out_dir;
 mod pack;
 mod payload_out;
+mod progress;
 mod repo;
 mod report;
 mod validate;

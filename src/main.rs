@@ -11,14 +11,6 @@ macro_rules! say {
     }};
 }
 
-/// `eprint!`, the same way.
-macro_rules! say_part {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = write!(std::io::stderr(), $($arg)*);
-    }};
-}
-
 mod cli;
 
 use packer::error::EXIT_FAILURE;

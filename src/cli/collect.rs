@@ -19,12 +19,17 @@ pub struct CollectArgs {
     /// Budget values to put in the fixture
     #[command(flatten)]
     pub budget: BudgetArgs,
+
+    /// Draw no progress on standard error (it is drawn only on a terminal,
+    /// once the walk has taken a second)
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 pub fn run(args: CollectArgs) -> Result<i32, Error> {
     let found = args.collect.config(&args.dir)?;
     let config = found.as_ref().map(|found| &found.config);
-    let collection = args.collect.collect(&args.dir, config)?;
+    let collection = args.collect.collect(&args.dir, config, args.quiet)?;
     let mut budget = args.budget.names(RequestNames::default()).build()?.budget;
     if budget == PartialBudget::default()
         && let Some(config) = config

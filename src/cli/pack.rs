@@ -37,6 +37,11 @@ pub struct PackArgs {
     #[arg(long, value_name = "FILE")]
     pub payload_out: Option<PathBuf>,
 
+    /// Draw no progress on standard error (it is drawn only on a terminal,
+    /// once the pack has taken a second)
+    #[arg(long, short)]
+    pub quiet: bool,
+
     /// The payload's layout [default: json; markdown with --dir]
     #[arg(long, value_parser = envelope_names())]
     pub envelope: Option<Envelope>,
@@ -253,7 +258,8 @@ pub fn run(args: PackArgs) -> Result<i32, Error> {
 }
 
 fn pack_with(args: &PackArgs, format: Option<Format>) -> Result<i32, Error> {
-    let job = job(args)?;
+    let bar = super::progress::Bar::new(args.quiet);
+    let job = job(args, &bar)?;
     // packer.toml, the request, the tokenizer file and the chat request;
     // the directory is not walked yet.
     let prepared = packer_job::prepare(&job, args.dir.as_deref())?;
@@ -317,11 +323,15 @@ fn pack_with(args: &PackArgs, format: Option<Format>) -> Result<i32, Error> {
     // file (packer_collect::pack).
     let packed = match &args.dir {
         Some(_) => {
-            let collection = prepared.collect(repo::progress())?;
+            let collection = prepared.collect(bar.collecting());
+            bar.finish();
+            let collection = collection?;
             let dir = prepared.directory().expect("a directory job");
             repo::report(dir, &collection, prepared.collect_options());
             read.extend(&collection.opened);
-            prepared.pack_collection(collection)?
+            let packed = prepared.pack_collection(collection);
+            bar.finish();
+            packed?
         }
         None => {
             let fixture = args
@@ -329,7 +339,9 @@ fn pack_with(args: &PackArgs, format: Option<Format>) -> Result<i32, Error> {
                 .load()
                 .inspect_err(|error| first_mistake_hint(args, error))?;
             unused_priorities_hint(&fixture, request);
-            prepared.pack_fixture(fixture)
+            let packed = prepared.pack_fixture(fixture);
+            bar.finish();
+            packed
         }
     };
     let packing = match packed.result {
@@ -426,7 +438,7 @@ fn query_text(args: &PackArgs) -> Result<Option<String>, Error> {
 /// The job the flags describe: every flag by name (`None` where not
 /// given, so that packer.toml fills it), the collecting flags, the files
 /// to read, and the worker the chat template renders in.
-fn job(args: &PackArgs) -> Result<packer_job::Job, Error> {
+fn job(args: &PackArgs, bar: &super::progress::Bar) -> Result<packer_job::Job, Error> {
     let given = args.given;
     let names = RequestNames {
         policy: args.policy.map(|policy| policy.name().to_owned()),
@@ -481,6 +493,7 @@ fn job(args: &PackArgs) -> Result<packer_job::Job, Error> {
         roots: None,
         renderers: Some(std::sync::Arc::new(workers)),
         cancel: packer::Cancel::default(),
+        progress: bar.progress(),
     })
 }
 

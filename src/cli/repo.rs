@@ -2,7 +2,7 @@
 //! `packer pack --dir DIR`, and the one call that runs them: flags in,
 //! [`CollectOptions`] to the library, skipped files out on stderr.
 
-use std::io::{self, IsTerminal};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -176,26 +176,24 @@ impl CollectFlags {
     }
 
     /// Collects `dir` with the flags and `config`, showing progress on a
-    /// terminal and listing every skipped file on standard error.
-    pub fn collect(&self, dir: &Path, config: Option<&Config>) -> Result<Collection, Error> {
+    /// terminal (unless `quiet`) and listing every skipped file on
+    /// standard error.
+    pub fn collect(
+        &self,
+        dir: &Path,
+        config: Option<&Config>,
+        quiet: bool,
+    ) -> Result<Collection, Error> {
         let mut options = self.options()?;
         if let Some(config) = config {
             config.fill_collect(&mut options)?;
         }
-        let collection = collect::collect(dir, &options, progress())?;
+        let bar = super::progress::Bar::new(quiet);
+        let collection = collect::collect(dir, &options, bar.collecting());
+        bar.finish();
+        let collection = collection?;
         report(dir, &collection, &options);
         Ok(collection)
-    }
-}
-
-/// Progress on standard error while a directory is walked, when it is a
-/// terminal.
-pub fn progress() -> impl FnMut(usize) {
-    let tty = io::stderr().is_terminal();
-    move |seen| {
-        if tty && seen % 200 == 0 {
-            say_part!("\rcollecting: {seen} files");
-        }
     }
 }
 
@@ -203,9 +201,6 @@ pub fn progress() -> impl FnMut(usize) {
 /// placed last, what changed while it ran, and the patterns that matched
 /// nothing (clearing the progress line first on a terminal).
 pub fn report(dir: &Path, collection: &Collection, options: &CollectOptions) {
-    if io::stderr().is_terminal() {
-        say_part!("\r\x1b[K");
-    }
     for (path, reason) in &collection.skipped {
         say!(
             "skipped {}: {}",

@@ -47,6 +47,8 @@ pub struct Job {
     pub renderers: Isolation,
     /// Set by another thread to stop the job early.
     pub cancel: Cancel,
+    /// Where the pack says how far it has got (none by default).
+    pub progress: packer::Progress,
 }
 
 /// Where a chat request comes from.
@@ -150,6 +152,7 @@ pub fn prepare(job: &Job, directory: Option<&Path>) -> Result<Prepared, Error> {
     }
     let mut request = names.build()?;
     request.options.cancel = job.cancel.clone();
+    request.options.progress = job.progress.clone();
     if let Some(path) = &job.tokenizer {
         request.tokenizer = Some(match &job.roots {
             Some(roots) => packer_files::load_tokenizer_confined(path, roots)?,

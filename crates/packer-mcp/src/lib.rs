@@ -469,6 +469,7 @@ impl Server {
             roots: Some(self.roots.paths().to_vec()),
             renderers: Some(self.renderers.clone()),
             cancel: cancel.clone(),
+            progress: packer::Progress::default(),
         })
     }
 

@@ -70,6 +70,7 @@ pub mod focus;
 pub mod json;
 pub mod output;
 pub mod pack;
+pub mod progress;
 pub mod rank;
 pub mod request;
 pub mod terminal;
@@ -81,6 +82,7 @@ pub use envelope::Envelope;
 pub use error::{Error, Provider};
 pub use fixture::{Document, Fixture, Format, Limits, Source};
 pub use pack::{Decision, DoesNotFit, Failure, Options, Plan, Policy, Reason, Window, Windows};
+pub use progress::Progress;
 pub use request::RequestNames;
 pub use tokens::{Counter, Encoding, Splitting, Tokenizer};
 

@@ -298,6 +298,9 @@ pub struct Options {
     pub query: Option<QueryOptions>,
     /// Set by another thread to stop the pack early (`cancelled`).
     pub cancel: crate::Cancel,
+    /// Where the pack says how far it has got (documents counted, files
+    /// outlined); nowhere by default.
+    pub progress: crate::Progress,
 }
 
 /// A query (`--query`, `--query-file`).
@@ -324,6 +327,7 @@ impl Default for Options {
             outline: None,
             query: None,
             cancel: crate::Cancel::default(),
+            progress: crate::Progress::default(),
         }
     }
 }
@@ -527,11 +531,15 @@ fn plan_counting(
         counter,
         notes.then_some(options.note_omissions_max),
     );
+    options
+        .progress
+        .begin(crate::progress::Stage::Counting, documents.len());
     let counted: Vec<(usize, Entry, Option<Entry>)> = documents
         .par_iter()
         .map(|document| {
             let (entry, content) = maker.document_and_count(document);
             let omitted = notes.then(|| maker.omitted(document));
+            options.progress.advance(1);
             (content, entry, omitted)
         })
         .collect();
@@ -556,7 +564,7 @@ fn plan_counting(
     });
     selector.outlines = options
         .outline
-        .map(|options| outlines::Outlining::new(options, documents));
+        .map(|outline| outlines::Outlining::new(outline, documents, options.progress.clone()));
     let required: Vec<usize> = documents
         .iter()
         .filter(|d| d.required)
@@ -1291,6 +1299,7 @@ mod tests {
                     outline: None,
                     query: None,
                     cancel: crate::Cancel::default(),
+                    progress: crate::Progress::default(),
                 };
                 let by_entry = plan_counting(&documents, counter, budget, &options, false, None);
                 let whole = plan_counting(&documents, counter, budget, &options, true, None);

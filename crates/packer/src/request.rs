@@ -161,6 +161,7 @@ impl RequestNames {
                 outline,
                 query,
                 cancel: crate::Cancel::default(),
+                progress: crate::Progress::default(),
             },
             chat: None,
         })

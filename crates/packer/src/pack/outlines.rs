@@ -56,6 +56,7 @@ use packer_outline::{Detail, Language, Outline};
 use super::{OutlineOptions, Reason, Selector};
 use crate::envelope::{Entry, Label, OutlineLabel};
 use crate::fixture::Document;
+use crate::progress::Stage;
 
 /// The state of `--outline` in one selection run.
 pub(super) struct Outlining<'a> {
@@ -65,6 +66,8 @@ pub(super) struct Outlining<'a> {
     rank: Vec<usize>,
     /// Documents that needed an outline and could not get one, with why.
     pub(super) unoutlined: Vec<(usize, String)>,
+    /// Told of each file outlined.
+    progress: crate::Progress,
 }
 
 /// A document's outlines, fullest first, with the entry of one of them
@@ -108,12 +111,17 @@ const ORDERED_MISSES: usize = 16;
 const ORDERED_MOST: usize = 64;
 
 impl<'a> Outlining<'a> {
-    pub(super) fn new(options: OutlineOptions, documents: &'a [Document]) -> Outlining<'a> {
+    pub(super) fn new(
+        options: OutlineOptions,
+        documents: &'a [Document],
+        progress: crate::Progress,
+    ) -> Outlining<'a> {
         Outlining {
             options,
             documents,
             rank: vec![usize::MAX; documents.len()],
             unoutlined: Vec::new(),
+            progress,
         }
     }
 }
@@ -172,6 +180,14 @@ impl Selector<'_> {
                     outlining.rank[index],
                 )
             });
+        }
+        if let Some(outlining) = &self.outlines {
+            let parsed = if in_order {
+                candidates.len().min(ORDERED_MOST)
+            } else {
+                candidates.len()
+            };
+            outlining.progress.begin(Stage::Outlining, parsed);
         }
         let mut made: HashMap<usize, Made> = HashMap::new();
         let mut misses = 0;
@@ -325,6 +341,9 @@ impl Selector<'_> {
             return left_out.to_vec();
         }
         let mut still_out = Vec::new();
+        if let Some(outlining) = &self.outlines {
+            outlining.progress.begin(Stage::Outlining, left_out.len());
+        }
         let outcomes = self.make_outlines(left_out, Pick::Fullest);
         for (&index, outcome) in left_out.iter().zip(outcomes) {
             let position = self.place(index, false);
@@ -352,10 +371,12 @@ impl Selector<'_> {
             return Vec::new();
         };
         let documents = outlining.documents;
+        let progress = &outlining.progress;
         let maker = self.layout.entries();
         indices
             .par_iter()
             .map(|&index| {
+                progress.advance(1);
                 let document = &documents[index];
                 let Some(language) = Language::from_path(&document.id) else {
                     return Ok(Made {
