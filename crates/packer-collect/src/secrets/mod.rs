@@ -54,10 +54,11 @@
 //! percent-decoded, must look random and not be a placeholder (see
 //! [`URL_PASSWORD_ALLOW`]).
 //!
-//! Cost: one search for all the keywords (a case-insensitive alternation,
-//! resumed after each keyword found); a rule's own pattern runs only when
+//! Cost: one pass for all the keywords (an Aho-Corasick automaton that
+//! reports overlapping ones); a rule's own pattern runs only when
 //! one of its keywords is present. The table is Rust, written at build
-//! time; the rules' regexes compile once, on first use.
+//! time; each rule's regexes compile once, the first time
+//! one of its keywords is found.
 //!
 //! Here the search; in `rules` the table (data in `rules.toml`), in `check`
 //! the tests a candidate secret must pass, in `files` the credential files.
@@ -66,10 +67,10 @@ mod check;
 mod files;
 mod rules;
 
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex::bytes::{Regex, RegexSet};
-use rustc_hash::FxHashMap;
 
 use check::trim_newlines;
 pub use files::{
@@ -87,16 +88,18 @@ struct Compiled {
 }
 
 struct Detector {
-    /// Every distinct keyword, longest first, as one case-insensitive
-    /// alternation: at any position it finds the longest keyword there.
-    keywords: Regex,
-    /// Each keyword (lower case) and its index.
-    keyword_index: FxHashMap<&'static [u8], usize>,
+    /// Every distinct keyword, longest first, as one ASCII
+    /// case-insensitive Aho-Corasick automaton: one pass finds every
+    /// occurrence of every keyword, overlapping ones too.
+    keywords: AhoCorasick,
     /// For each keyword, the rules (indices in [`RULES`]) it enables: its
     /// own and those of every keyword inside it (found at the same place).
     keyword_rules: Vec<Vec<usize>>,
-    rules: Vec<Compiled>,
-    global_allow: RegexSet,
+    /// Each rule, compiled the first time one of its keywords is found
+    /// (most trees need a few of the rules, and compiling them all cost
+    /// more than scanning a small tree).
+    rules: Vec<OnceLock<Compiled>>,
+    global_allow: LazyLock<RegexSet>,
 }
 
 /// gitleaks' patterns are Go (RE2) syntax, where `\w`, `\s`, `\d`, `\b`
@@ -122,31 +125,18 @@ static DETECTOR: LazyLock<Detector> = LazyLock::new(|| {
                 .collect()
         })
         .collect();
-    let keyword_index = keywords
-        .iter()
-        .enumerate()
-        .map(|(index, keyword)| (keyword.as_bytes(), index))
-        .collect();
-    let alternation: Vec<String> = keywords.iter().map(|k| regex::escape(k)).collect();
-    let keywords =
-        Regex::new(&format!("(?i-u){}", alternation.join("|"))).expect("secret keywords compile");
-    let rules = RULES
-        .iter()
-        .map(|rule| Compiled {
-            regex: Regex::new(&ascii(rule.pattern)).expect("secret rule compiles"),
-            allow: (!rule.allow.is_empty()).then(|| {
-                RegexSet::new(rule.allow.iter().map(|a| ascii(a)))
-                    .expect("secret allow-list compiles")
-            }),
-            path: (!rule.path.is_empty())
-                .then(|| regex::Regex::new(rule.path).expect("a rule's path pattern compiles")),
-        })
-        .collect();
-    let global_allow =
-        RegexSet::new(GLOBAL_ALLOW.iter().map(|a| ascii(a))).expect("global allow-list compiles");
+    let keywords = AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::Standard)
+        .kind(Some(AhoCorasickKind::DFA))
+        .build(&keywords)
+        .expect("secret keywords build");
+    let rules = RULES.iter().map(|_| OnceLock::new()).collect();
+    let global_allow: LazyLock<RegexSet> = LazyLock::new(|| {
+        RegexSet::new(GLOBAL_ALLOW.iter().map(|a| ascii(a))).expect("global allow-list compiles")
+    });
     Detector {
         keywords,
-        keyword_index,
         keyword_rules,
         rules,
         global_allow,
@@ -174,7 +164,7 @@ fn find_in(path: Option<&str>, text: &str) -> Option<&'static Rule> {
         .iter()
         .enumerate()
         .filter(|&(_, &candidate)| candidate)
-        .filter(|&(index, _)| match &detector.rules[index].path {
+        .filter(|&(index, _)| match &detector.compiled(index).path {
             None => true,
             Some(pattern) => path.is_some_and(|path| pattern.is_match(path)),
         })
@@ -201,24 +191,30 @@ pub fn find_in_name(path: &str) -> Option<&'static Rule> {
 }
 
 impl Detector {
-    /// Which rules have a keyword in `text`: one search for the keywords,
-    /// resumed one byte after each keyword found so that overlapping ones
-    /// are seen too.
+    /// Rule `index`, compiled on first use.
+    fn compiled(&self, index: usize) -> &Compiled {
+        self.rules[index].get_or_init(|| {
+            let rule = &RULES[index];
+            Compiled {
+                regex: Regex::new(&ascii(rule.pattern)).expect("secret rule compiles"),
+                allow: (!rule.allow.is_empty()).then(|| {
+                    RegexSet::new(rule.allow.iter().map(|a| ascii(a)))
+                        .expect("secret allow-list compiles")
+                }),
+                path: (!rule.path.is_empty())
+                    .then(|| regex::Regex::new(rule.path).expect("a rule's path pattern compiles")),
+            }
+        })
+    }
+
+    /// Which rules have a keyword in `text`: one pass that finds every
+    /// keyword, overlapping ones too.
     fn candidates(&self, text: &[u8]) -> Vec<bool> {
         let mut candidates = vec![false; RULES.len()];
-        let mut lower = [0u8; 64];
-        let mut at = 0;
-        while let Some(found) = self.keywords.find_at(text, at) {
-            let keyword = found.as_bytes();
-            let lower = &mut lower[..keyword.len()];
-            lower.copy_from_slice(keyword);
-            lower.make_ascii_lowercase();
-            if let Some(&index) = self.keyword_index.get(&*lower) {
-                for &rule in &self.keyword_rules[index] {
-                    candidates[rule] = true;
-                }
+        for found in self.keywords.find_overlapping_iter(text) {
+            for &rule in &self.keyword_rules[found.pattern().as_usize()] {
+                candidates[rule] = true;
             }
-            at = found.start() + 1;
         }
         candidates
     }
@@ -226,7 +222,7 @@ impl Detector {
     /// Whether rule `index` finds a secret in `text`.
     fn rule_finds(&self, index: usize, text: &[u8]) -> bool {
         let rule = &RULES[index];
-        let compiled = &self.rules[index];
+        let compiled = self.compiled(index);
         compiled.regex.captures_iter(text).any(|captures| {
             let whole = captures
                 .get(0)
