@@ -55,7 +55,7 @@ impl Detector {
 
 /// `text` with each `%` and two hex digits replaced by the byte they stand
 /// for (a URL's user information is percent-encoded).
-fn percent_decode(text: &[u8]) -> Vec<u8> {
+pub(super) fn percent_decode(text: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(text.len());
     let mut i = 0;
     while i < text.len() {

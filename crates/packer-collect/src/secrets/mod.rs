@@ -45,7 +45,8 @@
 //!   block, so PEM-parsing code and `...` placeholders between the markers
 //!   are not taken for a key;
 //! - gitleaks' path allow-lists are not applied ([`find`] sees no path), nor
-//!   its decoding of base64, hex and percent-encoded text, nor its
+//!   its decoding of base64 and hex text (percent-encoded text is searched
+//!   decoded, see `unfold`), nor its
 //!   `gitleaks:allow` comment (`--allow-secrets` is packer's override).
 //!
 //! packer adds three rules: `ssh2-private-key` and `putty-private-key` (key
@@ -61,11 +62,14 @@
 //! one of its keywords is found.
 //!
 //! Here the search; in `rules` the table (data in `rules.toml`), in `check`
-//! the tests a candidate secret must pass, in `files` the credential files.
+//! the tests a candidate secret must pass, in `files` the credential files,
+//! in `unfold` the views of a text searched as well: without invisible
+//! characters, percent-decoded, with a token's lines joined.
 
 mod check;
 mod files;
 mod rules;
+mod unfold;
 
 use std::sync::{LazyLock, OnceLock};
 
@@ -157,8 +161,13 @@ pub fn find_in_file(path: &str, text: &str) -> Option<&'static Rule> {
 }
 
 fn find_in(path: Option<&str>, text: &str) -> Option<&'static Rule> {
+    find_in_bytes(path, text.as_bytes())
+        .or_else(|| unfold::views(text).find_map(|view| find_in_bytes(path, &view)))
+}
+
+/// [`find_in`] over the text itself, or over one of its views.
+fn find_in_bytes(path: Option<&str>, text: &[u8]) -> Option<&'static Rule> {
     let detector = &*DETECTOR;
-    let text = text.as_bytes();
     let candidates = detector.candidates(text);
     candidates
         .iter()
@@ -1188,6 +1197,44 @@ mod tests {
         for value in ["33f!!lloppa", "%NUGET_PASSWORD%"] {
             let text = format!("<add key=\"ClearTextPassword\" value=\"{value}\" />");
             assert!(find_in_file("NuGet.Config", &text).is_none(), "{value}");
+        }
+    }
+
+    #[test]
+    fn a_secret_broken_by_a_line_an_invisible_character_or_escapes_is_found() {
+        let f = &mut Fake::new("unfolded");
+        let an = alnum();
+        let github = format!("ghp_{}", f.s(&an, 36));
+        let (head, tail) = github.split_at(20);
+        let azure = format!("{}8Q~{}", f.s(&an, 3), f.s(&an, 32));
+        for text in [
+            // Wrapped where the line ends, indented, or with a backslash.
+            format!("token: {head}\n       {tail}\n"),
+            format!("export GH_TOKEN={head}\\\n{tail}\n"),
+            // A zero-width space or a soft hyphen inside.
+            format!("token: {head}\u{200B}{tail}\n"),
+            format!("token: {head}\u{00AD}{tail}\n"),
+        ] {
+            assert_eq!(find(&text).map(|r| r.id), Some("github-pat"), "{text:?}");
+        }
+        // Percent-encoded, as in a URL's query (`~` is %7E).
+        let encoded = azure.replace('~', "%7E");
+        assert_eq!(
+            find(&format!("client_secret={azure}\n")).map(|r| r.id),
+            Some("azure-ad-client-secret")
+        );
+        let text = format!("https://login.example/token?client_secret={encoded}\n");
+        assert_eq!(
+            find(&text).map(|r| r.id),
+            Some("azure-ad-client-secret"),
+            "{text}"
+        );
+        // What is only prose or code stays clean.
+        for text in [
+            "fn main() {\n    let configuration = load_configuration_file(path)\n        .unwrap();\n}\n",
+            "The token must be\u{200B}renewed every 90 days; see %2Fdocs%2Ftokens.\n",
+        ] {
+            assert_eq!(find(text).map(|r| r.id), None, "{text:?}");
         }
     }
 

@@ -1,0 +1,145 @@
+//! The other ways a file may hold a secret that its text does not show
+//! whole: broken by invisible characters, percent-encoded, or split by a
+//! line break. Each is a view of the text with that undone, made only
+//! when the text has what it undoes, and searched as the text is when the
+//! text itself holds no secret.
+
+use super::check::percent_decode;
+
+/// Characters that show as nothing (zero-width space, non-joiner, joiner,
+/// word joiner, byte-order mark, soft hyphen): a token with one inside is
+/// the token to whoever copies it out.
+const INVISIBLE: [char; 6] = [
+    '\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{FEFF}', '\u{00AD}',
+];
+
+/// Joined lines: a line must end in at least this many token characters
+/// (a token cut where its line wraps is long; a word or a name at the end
+/// of a line mostly is not)...
+const LEFT_RUN: usize = 16;
+
+/// ...and the next line (after its indentation) start with this many.
+const RIGHT_RUN: usize = 4;
+
+/// One view of a text: the text with one thing undone, if it has it.
+type View = fn(&str) -> Option<Vec<u8>>;
+
+/// The views of `text` to search as well, each made when needed.
+pub(super) fn views(text: &str) -> impl Iterator<Item = Vec<u8>> + '_ {
+    let views: [View; 3] = [without_invisible, percent_decoded, joined];
+    views.into_iter().filter_map(move |view| view(text))
+}
+
+/// `text` without its invisible characters, if it has any.
+fn without_invisible(text: &str) -> Option<Vec<u8>> {
+    // Every one of them is encoded starting with 0xC2, 0xE2 or 0xEF.
+    let maybe = text.bytes().any(|b| matches!(b, 0xC2 | 0xE2 | 0xEF));
+    if !maybe || !text.contains(&INVISIBLE[..]) {
+        return None;
+    }
+    Some(text.replace(&INVISIBLE[..], "").into_bytes())
+}
+
+/// `text` with its percent escapes decoded, if it has any.
+fn percent_decoded(text: &str) -> Option<Vec<u8>> {
+    let bytes = text.as_bytes();
+    let escaped = bytes
+        .windows(3)
+        .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit());
+    escaped.then(|| percent_decode(bytes))
+}
+
+/// Whether `b` may be part of a token (letters, digits and the characters
+/// of base64 and of tokens' separators).
+fn token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+' | b'/' | b'=')
+}
+
+/// `text` with each line break (and the next line's indentation, and a
+/// backslash before the break) taken out where a long run of token
+/// characters goes on after it, if there is such a place.
+fn joined(text: &str) -> Option<Vec<u8>> {
+    let bytes = text.as_bytes();
+    let mut out: Option<Vec<u8>> = None;
+    let mut copied = 0;
+    let mut at = 0;
+    while let Some(found) = bytes[at..].iter().position(|&b| b == b'\n') {
+        let newline = at + found;
+        at = newline + 1;
+        // The run before the break (a backslash continuation, `\r` left out).
+        let mut end = newline;
+        if end > 0 && bytes[end - 1] == b'\r' {
+            end -= 1;
+        }
+        if end > 0 && bytes[end - 1] == b'\\' {
+            end -= 1;
+        }
+        let left = bytes[..end]
+            .iter()
+            .rev()
+            .take_while(|&&b| token_byte(b))
+            .count();
+        if left < LEFT_RUN {
+            continue;
+        }
+        let indent = bytes[at..]
+            .iter()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count();
+        let right = bytes[at + indent..]
+            .iter()
+            .take(RIGHT_RUN)
+            .take_while(|&&b| token_byte(b))
+            .count();
+        if right < RIGHT_RUN {
+            continue;
+        }
+        let out = out.get_or_insert_with(|| Vec::with_capacity(bytes.len()));
+        out.extend_from_slice(&bytes[copied..end]);
+        copied = at + indent;
+    }
+    out.map(|mut out| {
+        out.extend_from_slice(&bytes[copied..]);
+        out
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(make: View, text: &str) -> Option<String> {
+        make(text).map(|bytes| String::from_utf8(bytes).unwrap())
+    }
+
+    #[test]
+    fn each_view_is_made_only_when_the_text_needs_it() {
+        assert_eq!(
+            view(without_invisible, "ab\u{200B}cd\u{00AD}e"),
+            Some("abcde".into())
+        );
+        assert_eq!(view(without_invisible, "plain é text"), None);
+        assert_eq!(view(percent_decoded, "a%2Fb%2bc"), Some("a/b+c".into()));
+        assert_eq!(view(percent_decoded, "100% sure"), None);
+        let split = "token = ghp_0123456789abcdef\n    ghij0123456789abcdefghij\n";
+        assert_eq!(
+            view(joined, split),
+            Some("token = ghp_0123456789abcdefghij0123456789abcdefghij\n".into())
+        );
+        let continued = "K=AKIAIOSFODNN7EXAMPLEXX\\\r\n  ZZZZ rest";
+        assert_eq!(
+            view(joined, continued),
+            Some("K=AKIAIOSFODNN7EXAMPLEXXZZZZ rest".into())
+        );
+        // Short runs, prose and code lines are left as they are.
+        assert_eq!(view(joined, "fn main() {\n    let x = 1;\n}\n"), None);
+        assert_eq!(
+            view(joined, "a long sentence wraps here\nand goes on\n"),
+            None
+        );
+        assert_eq!(
+            view(joined, "abcdefghijklmnopqrstuvwxyz\n  .map(f)\n"),
+            None
+        );
+    }
+}
