@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use packer::budget::PartialBudget;
 use packer::error::Error;
-use packer::fixture::{Fixture, Limits};
+use packer::fixture::{Document, Fixture, Format, Limits, Source};
 
 use crate::{CollectedDocument, Collection, TREE_ID, tree};
 
@@ -45,10 +45,53 @@ pub fn fixture_json(collection: &Collection, budget: &PartialBudget) -> String {
 }
 
 /// The collection as a validated [`Fixture`] (no budget: the request gives
-/// it), through the same JSON and the same checks as `packer pack -`, with
-/// limits sized to the collection (its own limits were applied while
-/// collecting).
+/// it): the documents as they are when each passes the checks of
+/// `packer pack -` ([`Fixture::from_documents`]), else through the same
+/// JSON and the same checks as `packer pack -`, with limits sized to the
+/// collection (its own limits were applied while collecting), so that the
+/// error says which document and where.
 pub fn fixture(collection: &Collection) -> Result<Fixture, Error> {
+    if let Some(fixture) = direct(collection) {
+        return Ok(fixture);
+    }
+    through_json(collection)
+}
+
+/// The collection's documents as a fixture without their JSON, when every
+/// one passes the checks.
+fn direct(collection: &Collection) -> Option<Fixture> {
+    let documents = collection
+        .documents
+        .iter()
+        .enumerate()
+        .map(|(index, document)| {
+            let source = match (&document.url, &document.path) {
+                (Some(url), None) => Source::Url(url.clone()),
+                (None, Some(path)) => Source::Path(path.clone()),
+                _ => return None,
+            };
+            let format = match document.format {
+                "markdown" => Format::Markdown,
+                "text" => Format::Text,
+                _ => return None,
+            };
+            (!document.truncated).then_some(())?;
+            Some(Document {
+                index,
+                id: document.id.clone(),
+                source,
+                format,
+                content: document.content.clone(),
+                priority: i32::try_from(document.priority).ok()?,
+                required: document.required,
+            })
+        })
+        .collect::<Option<Vec<Document>>>()?;
+    Fixture::from_documents(documents)
+}
+
+/// The collection through its fixture JSON and `packer pack -`'s checks.
+fn through_json(collection: &Collection) -> Result<Fixture, Error> {
     let json = fixture_json(collection, &PartialBudget::default());
     let limits = Limits {
         max_input_bytes: json.len() as u64,
@@ -125,4 +168,61 @@ fn marked_tree(fixture: &Fixture, tree: usize, marks: &[Option<&'static str>]) -
         .collect();
     files.sort_unstable_by(|a, b| a.0.cmp(b.0));
     tree::render_marked(&files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collected(id: &str, content: &str) -> CollectedDocument {
+        CollectedDocument {
+            id: id.to_owned(),
+            url: None,
+            path: Some(id.to_owned()),
+            format: if id.ends_with(".md") {
+                "markdown"
+            } else {
+                "text"
+            },
+            content: content.to_owned(),
+            truncated: false,
+            priority: 0,
+            required: false,
+        }
+    }
+
+    #[test]
+    fn the_direct_fixture_is_the_one_its_json_reads_as() {
+        let mut collection = Collection {
+            documents: vec![
+                collected("README.md", "# Title\n\nText \u{1F600} \"quoted\"\t\\\n"),
+                collected("src/lib.rs", "pub fn f() {}\r\n\u{7}\n"),
+            ],
+            ..Collection::default()
+        };
+        collection.documents[1].priority = -7;
+        collection.documents[0].url = Some("https://example.com/a/README.md".to_owned());
+        collection.documents[0].path = None;
+        collection.documents[0].required = true;
+        let direct = direct(&collection).expect("valid documents");
+        assert_eq!(Ok(direct), through_json(&collection));
+    }
+
+    #[test]
+    fn a_document_the_checks_refuse_goes_through_the_json_and_its_error() {
+        let mut collection = Collection {
+            documents: vec![collected("a.txt", "x"), collected("a.txt", "y")],
+            ..Collection::default()
+        };
+        assert!(direct(&collection).is_none());
+        assert_eq!(fixture(&collection), through_json(&collection));
+        collection.documents = vec![collected("a.txt", " \n")];
+        assert!(direct(&collection).is_none());
+        collection.documents = vec![collected("a.txt", "x")];
+        collection.documents[0].priority = 1001;
+        assert!(direct(&collection).is_none());
+        collection.documents[0].priority = 0;
+        collection.documents[0].path = Some("../a.txt".to_owned());
+        assert!(direct(&collection).is_none());
+    }
 }

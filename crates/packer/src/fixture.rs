@@ -203,6 +203,42 @@ impl Fixture {
     }
 }
 
+impl Fixture {
+    /// The fixture (no encoding, no budget) of `documents`, when each
+    /// passes every check [`Fixture::from_bytes`] makes of a document (its
+    /// index its position; a unique id with no control character; a valid
+    /// path or url; content that is not only whitespace; a priority in
+    /// range): the same fixture the documents' JSON reads as, without
+    /// writing and parsing it. `None` when one does not: the JSON says
+    /// which and where.
+    pub fn from_documents(documents: Vec<Document>) -> Option<Fixture> {
+        let mut ids: HashMap<&str, ()> = HashMap::with_capacity(documents.len());
+        for (index, document) in documents.iter().enumerate() {
+            let source = match &document.source {
+                Source::Path(path) => check_path(path.clone()).is_ok(),
+                Source::Url(url) => check_url(index, url.clone()).is_ok(),
+            };
+            let valid = document.index == index
+                && !document.id.is_empty()
+                && !document.id.chars().any(char::is_control)
+                && ids.insert(&document.id, ()).is_none()
+                && source
+                && !document.content.chars().all(char::is_whitespace)
+                && (-1000..=1000).contains(&document.priority);
+            if !valid {
+                return None;
+            }
+        }
+        drop(ids);
+        Some(Fixture {
+            encoding: None,
+            has_budget: false,
+            budget: PartialBudget::default(),
+            documents,
+        })
+    }
+}
+
 /// A problem found, and the way to it in the JSON tree: member and element
 /// indices from the root, then whether the problem is the key (an unknown
 /// field) or the value.
