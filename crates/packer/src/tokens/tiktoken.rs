@@ -8,6 +8,7 @@ mod vocabulary;
 use std::sync::LazyLock;
 
 use bpe::byte_pair_encoding::BytePairEncoding;
+use regex_automata::hybrid::LazyStateID;
 use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::nfa::thompson;
 use regex_automata::util::start;
@@ -216,6 +217,18 @@ fn long_encoder(vocabulary: &Vocabulary) -> BytePairEncoding {
 /// the merge loop is `O(n log n)` with a hash lookup per step.
 const LONG_PIECE: usize = 1 << 16;
 
+/// A lazy DFA gives up only when configured to (a cache budget or quit
+/// bytes, set for Unicode word boundaries); the split's is not.
+const NEVER: &str = "the split DFA never gives up";
+
+/// The split's anchored start state, and the cache's clear count when it
+/// was found (a state id holds until the cache is cleared).
+#[derive(Clone, Copy)]
+struct Anchor {
+    state: LazyStateID,
+    clears: usize,
+}
+
 /// A built-in encoding's engine: its vocabulary and split pattern.
 pub(super) struct Builtin {
     vocabulary: Vocabulary,
@@ -273,8 +286,9 @@ impl Builtin {
         mut each: impl FnMut(&str, usize) -> bool,
     ) {
         let mut start = 0;
+        let mut anchor = None;
         while start < text.len() {
-            let (end, beyond) = self.next_piece(cache, text, start);
+            let (end, beyond) = self.next_piece(cache, &mut anchor, text, start);
             if !each(&text[start..end], beyond) {
                 return;
             }
@@ -286,8 +300,15 @@ impl Builtin {
     /// split arrived), and how many bytes after it the split read to end it
     /// ([`UNKNOWN`] when it read to the end of the text).
     #[inline(always)]
-    fn next_piece(&self, cache: &mut Cache, text: &str, start: usize) -> (usize, usize) {
-        let Some((found, pattern, read)) = self.piece_end(cache, text.as_bytes(), start) else {
+    fn next_piece(
+        &self,
+        cache: &mut Cache,
+        anchor: &mut Option<Anchor>,
+        text: &str,
+        start: usize,
+    ) -> (usize, usize) {
+        let Some((found, pattern, read)) = self.piece_end(cache, anchor, text.as_bytes(), start)
+        else {
             // Every character matches `\s+` or one of the other
             // alternatives, so this cannot happen; count the rest as
             // one piece rather than drop it.
@@ -317,19 +338,16 @@ impl Builtin {
     fn piece_end(
         &self,
         cache: &mut Cache,
+        anchor: &mut Option<Anchor>,
         text: &[u8],
         start: usize,
     ) -> Option<(usize, usize, Option<usize>)> {
-        // A lazy DFA gives up only when configured to (a cache budget or
-        // quit bytes, set for Unicode word boundaries); this one is not.
-        const NEVER: &str = "the split DFA never gives up";
         // The pattern of the last match state is looked up once, after the
         // walk: state ids hold until the cache is cleared, which a
         // transition never taken before can do; then the walk is redone
         // looking each match's pattern up on the spot.
+        let mut state = self.start_state(cache, anchor);
         let clears = cache.clear_count();
-        let anchored = start::Config::new().anchored(Anchored::Yes);
-        let mut state = self.regex.start_state(cache, &anchored).expect(NEVER);
         let mut found = None;
         let mut read = None;
         for (at, &byte) in text.iter().enumerate().skip(start) {
@@ -357,6 +375,26 @@ impl Builtin {
         Some((end, pattern, read))
     }
 
+    /// The anchored start state: the one in `anchor` while the cache has
+    /// not been cleared since it was found (every piece starts there, and
+    /// finding it afresh cost more than the walk of a short piece).
+    #[inline(always)]
+    fn start_state(&self, cache: &mut Cache, anchor: &mut Option<Anchor>) -> LazyStateID {
+        let clears = cache.clear_count();
+        if let Some(kept) = anchor
+            && kept.clears == clears
+        {
+            return kept.state;
+        }
+        let anchored = start::Config::new().anchored(Anchored::Yes);
+        let state = self.regex.start_state(cache, &anchored).expect(NEVER);
+        *anchor = Some(Anchor {
+            state,
+            clears: cache.clear_count(),
+        });
+        state
+    }
+
     /// [`Builtin::piece_end`], looking each match's pattern up as it is
     /// met (for a walk during which the cache was cleared).
     #[cold]
@@ -366,7 +404,6 @@ impl Builtin {
         text: &[u8],
         start: usize,
     ) -> Option<(usize, usize, Option<usize>)> {
-        const NEVER: &str = "the split DFA never gives up";
         let anchored = start::Config::new().anchored(Anchored::Yes);
         let mut state = self.regex.start_state(cache, &anchored).expect(NEVER);
         let mut found = None;
@@ -428,6 +465,7 @@ impl Engine for Builtin {
             let mut total = 0;
             let mut start = 0;
             let mut skips = skips.iter().peekable();
+            let mut anchor = None;
             while start < text.len() {
                 // Skips the split did not arrive at are passed over.
                 while skips.next_if(|skip| skip.at < start).is_some() {}
@@ -436,7 +474,7 @@ impl Engine for Builtin {
                     start += skip.len;
                     continue;
                 }
-                let (end, _) = self.next_piece(cache, text, start);
+                let (end, _) = self.next_piece(cache, &mut anchor, text, start);
                 total += pieces.tokens(&text[start..end], |piece| self.count_piece(piece));
                 start = end;
             }
