@@ -11,46 +11,46 @@ use crate::{CollectOptions, CollectedDocument, git, imports, value};
 /// [`value::place`] (low-value files after the others; with `git_order`,
 /// the others by how recently Git changed them, never-committed files
 /// last), then by id.
-pub(crate) fn order(dir: &Path, documents: &mut [CollectedDocument], options: &CollectOptions) {
+pub(crate) fn order(dir: &Path, documents: &mut Vec<CollectedDocument>, options: &CollectOptions) {
     let ranks = if options.git_order {
         git::change_ranks(dir)
     } else {
         HashMap::new()
     };
     let rank = |d: &CollectedDocument| ranks.get(&d.id).copied().unwrap_or(usize::MAX);
-    let place = |d: &CollectedDocument| value::place_in(&d.id, &d.content);
+    // Each file's place, found once.
+    let places: Vec<value::Place> = documents
+        .iter()
+        .map(|d| value::place_in(&d.id, &d.content))
+        .collect();
     // Entry points and source of the package with the most source first
     // (the main crate of a workspace before its satellites); within a
     // package the shallowest files first, the most imported first among
     // them (the core before adapters and helpers), then by path.
     let mut package_bytes: HashMap<String, usize> = HashMap::new();
-    for d in documents.iter().filter(|d| place(d).is_code()) {
+    for (d, _) in documents
+        .iter()
+        .zip(&places)
+        .filter(|(_, place)| place.is_code())
+    {
         *package_bytes
             .entry(value::package(&d.id).to_owned())
             .or_default() += d.content.len();
     }
-    let fan_in: HashMap<String, usize> = if options.git_order {
-        HashMap::new()
+    let fan_in: Vec<usize> = if options.git_order {
+        vec![0; documents.len()]
     } else {
         let files: Vec<(&str, &str)> = documents
             .iter()
             .map(|d| (d.id.as_str(), d.content.as_str()))
             .collect();
-        let code: Vec<bool> = documents.iter().map(|d| place(d).is_code()).collect();
-        let counts = imports::fan_in(&files, &code);
-        documents
-            .iter()
-            .zip(counts)
-            .filter(|(_, count)| *count > 0)
-            .map(|(d, count)| (d.id.clone(), count))
-            .collect()
+        let code: Vec<bool> = places.iter().map(|place| place.is_code()).collect();
+        imports::fan_in(&files, &code)
     };
-    documents.sort_by_cached_key(|d| {
-        let place = place(d);
+    let key = |d: &CollectedDocument, place: value::Place, imported: usize| {
         let (package, name, depth, imported) = if place.is_code() && !options.git_order {
             let name = value::package(&d.id);
             let depth = d.id[name.len()..].matches('/').count();
-            let imported = fan_in.get(&d.id).copied().unwrap_or(0);
             (package_bytes[name], name.to_owned(), depth, imported)
         } else {
             (0, String::new(), 0, 0)
@@ -70,5 +70,14 @@ pub(crate) fn order(dir: &Path, documents: &mut [CollectedDocument], options: &C
             Reverse(imported),
             d.id.clone(),
         )
-    });
+    };
+    // Every key ends with the id, which no two files share: the order is
+    // total, as with a sort of the documents by their keys.
+    let mut keyed: Vec<_> = std::mem::take(documents)
+        .into_iter()
+        .zip(places.into_iter().zip(fan_in))
+        .map(|(d, (place, imported))| (key(&d, place, imported), d))
+        .collect();
+    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    documents.extend(keyed.into_iter().map(|(_, d)| d));
 }
