@@ -49,6 +49,9 @@ struct Inner {
     top: PathBuf,
     global: Gitignore,
     levels: Mutex<HashMap<PathBuf, Arc<Level>>>,
+    /// The last entry's parent directory and its levels, deepest first:
+    /// the walk meets a directory's entries one after another.
+    last: Mutex<Option<(PathBuf, Vec<Arc<Level>>)>>,
     /// Every rule file opened.
     opened: Mutex<Vec<FileId>>,
 }
@@ -63,6 +66,7 @@ impl Rules {
                 top: top.to_path_buf(),
                 global,
                 levels: Mutex::new(HashMap::new()),
+                last: Mutex::new(None),
                 opened: Mutex::new(Vec::new()),
             }),
         }
@@ -76,20 +80,31 @@ impl Rules {
         };
         // The directories whose rules apply, deepest first: the entry's
         // parent up to the top.
-        let directories: Vec<&Path> = relative.ancestors().skip(1).collect();
-        if directories.is_empty() {
+        let Some(parent) = relative.parent() else {
             return false;
+        };
+        let mut last = self
+            .inner
+            .last
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        if last
+            .as_ref()
+            .is_none_or(|(directory, _)| directory != parent)
+        {
+            let levels = parent
+                .ancestors()
+                .map(|directory| self.level(directory))
+                .collect();
+            *last = Some((parent.to_path_buf(), levels));
         }
-        let levels: Vec<Arc<Level>> = directories
-            .iter()
-            .map(|directory| self.level(directory))
-            .collect();
+        let levels = last.as_ref().map_or(&[][..], |(_, levels)| &levels[..]);
         let absolute = self.inner.top.join(relative);
         let mut ignore = Match::None;
         let mut gitignore = Match::None;
         let mut exclude = Match::None;
         let mut saw_git = false;
-        for level in &levels {
+        for level in levels {
             if ignore.is_none() {
                 ignore = level.ignore.matched(&absolute, is_dir).map(|_| ());
             }
