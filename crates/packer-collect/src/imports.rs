@@ -23,7 +23,9 @@ const COMMON_STEMS: [&str; 5] = ["index", "mod", "lib", "main", "__init__"];
 /// import it; 0 for a file that is not code (`code` false) or whose stem
 /// names no one file.
 pub fn fan_in(files: &[(&str, &str)], code: &[bool]) -> Vec<usize> {
-    let mut by_stem: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    // Each (package, stem) names a group of owners.
+    let mut by_stem: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
     for (index, (id, _)) in files.iter().enumerate() {
         if !code[index] {
             continue;
@@ -32,15 +34,23 @@ pub fn fan_in(files: &[(&str, &str)], code: &[bool]) -> Vec<usize> {
         if stem.is_empty() || COMMON_STEMS.contains(&stem) {
             continue;
         }
-        by_stem
+        let group = *by_stem
             .entry((value::package(id), stem))
-            .or_default()
-            .push(index);
+            .or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+        groups[group].push(index);
     }
     let mut counts = vec![0; files.len()];
     if by_stem.is_empty() {
         return counts;
     }
+    let dirs: Vec<&str> = files.iter().map(|(id, _)| directory(id)).collect();
+    // The closest owners of a group seen from a directory, for importers
+    // that are not themselves in the group (the answer is the same for
+    // every such importer in that directory). Kept to a bounded size.
+    let mut seen: HashMap<(&str, usize), Vec<usize>> = HashMap::new();
     let mut named: Vec<usize> = Vec::new();
     for (index, (id, text)) in files.iter().enumerate() {
         if !code[index] {
@@ -50,9 +60,22 @@ pub fn fan_in(files: &[(&str, &str)], code: &[bool]) -> Vec<usize> {
         named.clear();
         for line in text.lines().filter(|line| is_import(line)) {
             for word in line.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-')) {
-                if let Some(owners) = by_stem.get(&(package, word)) {
-                    named.extend(closest(files, owners, index));
+                let Some(&group) = by_stem.get(&(package, word)) else {
+                    continue;
+                };
+                let owners = &groups[group];
+                if owners.contains(&index) {
+                    named.extend(closest(&dirs, owners, index));
+                    continue;
                 }
+                if seen.len() >= MOST_SEEN {
+                    seen.clear();
+                }
+                named.extend(
+                    seen.entry((dirs[index], group))
+                        .or_insert_with(|| closest(&dirs, owners, index))
+                        .iter(),
+                );
             }
         }
         named.sort_unstable();
@@ -64,18 +87,24 @@ pub fn fan_in(files: &[(&str, &str)], code: &[bool]) -> Vec<usize> {
     counts
 }
 
+/// At most this many (directory, group) answers are kept at once.
+const MOST_SEEN: usize = 1 << 16;
+
+/// A file's directory (`src/client` of `src/client/utils.ts`; empty at the
+/// top).
+fn directory(id: &str) -> &str {
+    id.rsplit_once('/').map_or("", |(dirs, _)| dirs)
+}
+
 /// Of `owners` (files with one stem), those other than `index` whose
-/// directory shares the most leading directories with `index`'s: the
-/// `utils` an import beside `src/client/` means is `src/client/utils.ts`.
-fn closest(files: &[(&str, &str)], owners: &[usize], index: usize) -> Vec<usize> {
-    let dirs = |at: usize| {
-        let id = files[at].0;
-        id.rsplit_once('/').map_or("", |(dirs, _)| dirs)
-    };
-    let here = dirs(index);
+/// directory (in `dirs`) shares the most leading directories with
+/// `index`'s: the `utils` an import beside `src/client/` means is
+/// `src/client/utils.ts`.
+fn closest(dirs: &[&str], owners: &[usize], index: usize) -> Vec<usize> {
+    let here = dirs[index];
     let shared = |at: usize| {
         here.split('/')
-            .zip(dirs(at).split('/'))
+            .zip(dirs[at].split('/'))
             .take_while(|(a, b)| a == b)
             .count()
     };
