@@ -663,14 +663,7 @@ impl Framing {
                     })?,
             )
         };
-        let request_holds_specials = specials.as_ref().is_some_and(|search| {
-            any_string(&request.messages, search)
-                || any_string(&request.tools, search)
-                || request
-                    .arguments
-                    .iter()
-                    .any(|(_, value)| any_string(value, search))
-        });
+        let request_holds_specials = holds_specials(&request, specials.as_ref());
         Ok(Framing {
             request_holds_specials,
             request,
@@ -710,14 +703,7 @@ impl Framing {
         };
         let renderer = harmony::Harmony::new(&request.text, search(), now)?;
         let specials = search();
-        let request_holds_specials = specials.as_ref().is_some_and(|search| {
-            any_string(&request.messages, search)
-                || any_string(&request.tools, search)
-                || request
-                    .arguments
-                    .iter()
-                    .any(|(_, value)| any_string(value, search))
-        });
+        let request_holds_specials = holds_specials(&request, specials.as_ref());
         Ok(Framing {
             request_holds_specials,
             request,
@@ -972,6 +958,19 @@ fn marker_candidates() -> impl Iterator<Item = char> {
     }));
     let private_use = ('\u{F0000}'..='\u{FFFFD}').chain('\u{100000}'..='\u{10FFFD}');
     noncharacters.chain(private_use)
+}
+
+/// Whether any string of `request` (its messages, tools and template
+/// arguments) holds a special token's text.
+fn holds_specials(request: &ChatRequest, specials: Option<&AhoCorasick>) -> bool {
+    specials.is_some_and(|search| {
+        any_string(&request.messages, search)
+            || any_string(&request.tools, search)
+            || request
+                .arguments
+                .iter()
+                .any(|(_, value)| any_string(value, search))
+    })
 }
 
 /// Whether any string in `value` holds a special token's text.

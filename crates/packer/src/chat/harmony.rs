@@ -371,22 +371,7 @@ impl Harmony {
     }
 
     fn mark(&self, text: &str, marker: Option<&str>) -> String {
-        let (Some(search), Some(marker)) = (&self.marks, marker) else {
-            return text.to_owned();
-        };
-        let mut out = String::with_capacity(text.len());
-        let mut from = 0;
-        for found in search.find_iter(text) {
-            let first = text[found.start()..]
-                .chars()
-                .next()
-                .map_or(0, char::len_utf8);
-            out.push_str(&text[from..found.start() + first]);
-            out.push_str(marker);
-            from = found.start() + first;
-        }
-        out.push_str(&text[from..]);
-        out
+        super::render::marked(text, self.marks.as_ref(), marker)
     }
 }
 

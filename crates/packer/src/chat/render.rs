@@ -103,29 +103,7 @@ impl InProcess {
 
 impl Render for InProcess {
     fn render(&self, payload: &str, marker: Option<&str>) -> Result<String, Error> {
-        let marking = match (marker, &self.marks) {
-            (Some(marker), Some(search)) => Some((search, marker)),
-            _ => None,
-        };
-        let mark = |text: &str| -> String {
-            let Some((search, marker)) = marking else {
-                return text.to_owned();
-            };
-            let mut out = String::with_capacity(text.len());
-            let mut from = 0;
-            for found in search.find_iter(text) {
-                let first = text[found.start()..]
-                    .chars()
-                    .next()
-                    .expect("a match")
-                    .len_utf8();
-                out.push_str(&text[from..found.start() + first]);
-                out.push_str(marker);
-                from = found.start() + first;
-            }
-            out.push_str(&text[from..]);
-            out
-        };
+        let mark = |text: &str| marked(text, self.marks.as_ref(), marker);
         let messages = self.request.messages_with(payload, &mark);
         let tools = super::mark_value(&self.request.tools, &mark);
         let arguments: Vec<(String, Value)> = self
@@ -151,4 +129,25 @@ impl Renderers for HereRenderers {
     fn start(&self, setup: RenderSetup, _cancel: &Cancel) -> Result<Box<dyn Render>, Error> {
         Ok(Box::new(InProcess::new(&setup)?))
     }
+}
+
+/// `text` with `marker` after the first character of each special
+/// token's text `search` finds in it; `text` as it is without either.
+pub(super) fn marked(text: &str, search: Option<&AhoCorasick>, marker: Option<&str>) -> String {
+    let (Some(search), Some(marker)) = (search, marker) else {
+        return text.to_owned();
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    for found in search.find_iter(text) {
+        let first = text[found.start()..]
+            .chars()
+            .next()
+            .map_or(0, char::len_utf8);
+        out.push_str(&text[from..found.start() + first]);
+        out.push_str(marker);
+        from = found.start() + first;
+    }
+    out.push_str(&text[from..]);
+    out
 }
