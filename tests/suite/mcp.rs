@@ -1067,24 +1067,14 @@ fn a_cancelled_call_ends_its_template_worker_at_once() {
     let arguments = json!({"path": ".", "budget": 3000, "encoding": "o200k_harmony",
                            "request": chat_request(), "chatTemplate": "slow.jinja"});
     raw.send(tool_call(1, "pack_directory", &arguments.to_string()).as_bytes());
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    raw.send(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
-    let started = std::time::Instant::now();
-    raw.send(tool_call(2, "pack_directory", r#"{"path": ".", "budget": 3000}"#).as_bytes());
-    loop {
-        let answer = raw.answer();
-        if answer["id"] == 2 {
-            assert_eq!(answer["result"]["isError"], false, "{answer}");
-            break;
-        }
-    }
+    let waited = cancel_then_call(
+        &mut raw,
+        "pack_directory",
+        r#"{"path": ".", "budget": 3000}"#,
+    );
     // The one place was freed when the worker was ended, not when its
     // 600 s ran out (a generous bound for a loaded machine).
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(120),
-        "{:?}",
-        started.elapsed()
-    );
+    assert!(waited < std::time::Duration::from_secs(120), "{waited:?}");
     raw.finish();
 }
 
@@ -1105,26 +1095,29 @@ fn a_cancelled_count_stops_and_the_next_call_is_served() {
     let mut raw = Raw::start(&["--root", &root, "--max-calls", "1"]);
     let arguments = json!({"text": "a".repeat(2_000_000), "tokenizer": "slow.json"});
     raw.send(tool_call(1, "count_tokens", &arguments.to_string()).as_bytes());
+    let waited = cancel_then_call(&mut raw, "count_tokens", r#"{"text": "hello"}"#);
+    // The count stopped at its next checkpoint and freed the one place (a
+    // generous bound for a loaded machine; the count alone takes minutes
+    // in this build).
+    assert!(waited < std::time::Duration::from_secs(60), "{waited:?}");
+    raw.finish();
+}
+
+/// Half a second after call 1 began, cancels it and calls `tool` with
+/// `arguments` as call 2; returns how long call 2 took to be answered
+/// (without an error).
+fn cancel_then_call(raw: &mut Raw, tool: &str, arguments: &str) -> std::time::Duration {
     std::thread::sleep(std::time::Duration::from_millis(500));
     raw.send(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
     let started = std::time::Instant::now();
-    raw.send(tool_call(2, "count_tokens", r#"{"text": "hello"}"#).as_bytes());
+    raw.send(tool_call(2, tool, arguments).as_bytes());
     loop {
         let answer = raw.answer();
         if answer["id"] == 2 {
             assert_eq!(answer["result"]["isError"], false, "{answer}");
-            break;
+            return started.elapsed();
         }
     }
-    // The count stopped at its next checkpoint and freed the one place (a
-    // generous bound for a loaded machine; the count alone takes minutes
-    // in this build).
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(60),
-        "{:?}",
-        started.elapsed()
-    );
-    raw.finish();
 }
 
 /// A tools/call request line.

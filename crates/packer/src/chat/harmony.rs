@@ -503,17 +503,7 @@ fn check_tool(tool: &Value) -> Result<(), String> {
 
 /// `now` as `%Y-%m-%d`, UTC.
 fn utc_date(now: i64) -> String {
-    let days = now.div_euclid(86_400);
-    // Howard Hinnant's days-to-civil.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = super::jinja::civil_from_days(now.div_euclid(86_400));
     format!("{year:04}-{month:02}-{day:02}")
 }
 

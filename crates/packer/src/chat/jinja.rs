@@ -879,7 +879,7 @@ fn strftime(now: i64, format: &str) -> String {
 
 /// The (year, month, day) of a day counted from 1970-01-01 (Howard
 /// Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
+pub(super) fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
