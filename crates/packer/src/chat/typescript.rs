@@ -406,16 +406,44 @@ impl<'de> serde::Deserialize<'de> for Json {
                 Ok(Json::Array(items))
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+                // A key again replaces its value in place, found by an
+                // index (a search of the pairs would make an object of n
+                // keys cost n² comparisons).
                 let mut pairs: Vec<(String, Json)> = vec![];
+                let mut at: std::collections::HashMap<String, usize> =
+                    std::collections::HashMap::new();
                 while let Some((key, value)) = map.next_entry::<String, Json>()? {
-                    match pairs.iter_mut().find(|(k, _)| *k == key) {
-                        Some(pair) => pair.1 = value,
-                        None => pairs.push((key, value)),
+                    match at.get(&key) {
+                        Some(&index) => pairs[index].1 = value,
+                        None => {
+                            at.insert(key.clone(), pairs.len());
+                            pairs.push((key, value));
+                        }
                     }
                 }
                 Ok(Json::Object(pairs))
             }
         }
         deserializer.deserialize_any(Visit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_object_keeps_its_key_order_and_a_key_again_replaces_in_place() {
+        let value: Json = serde_json::from_str(r#"{"b": 1, "a": 2, "b": 3}"#).unwrap();
+        assert_eq!(value.compact(), r#"{"b":3,"a":2}"#);
+        // Many keys read in one pass (an index, not a search per key).
+        let many: String = (0..50_000)
+            .map(|i| format!(r#""p{i}": {{"type": "integer"}}"#))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let value: Json = serde_json::from_str(&format!("{{{many}}}")).unwrap();
+        let keys = value.as_object().unwrap();
+        assert_eq!(keys.len(), 50_000);
+        assert_eq!(keys[49_999].0, "p49999");
     }
 }
