@@ -32,9 +32,7 @@ pub(super) fn views(text: &str) -> impl Iterator<Item = Vec<u8>> + '_ {
 
 /// `text` without its invisible characters, if it has any.
 fn without_invisible(text: &str) -> Option<Vec<u8>> {
-    // Every one of them is encoded starting with 0xC2, 0xE2 or 0xEF.
-    let maybe = text.bytes().any(|b| matches!(b, 0xC2 | 0xE2 | 0xEF));
-    if !maybe || !text.contains(&INVISIBLE[..]) {
+    if text.is_ascii() || !text.contains(&INVISIBLE[..]) {
         return None;
     }
     Some(text.replace(&INVISIBLE[..], "").into_bytes())
@@ -43,9 +41,10 @@ fn without_invisible(text: &str) -> Option<Vec<u8>> {
 /// `text` with its percent escapes decoded, if it has any.
 fn percent_decoded(text: &str) -> Option<Vec<u8>> {
     let bytes = text.as_bytes();
-    let escaped = bytes
-        .windows(3)
-        .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit());
+    let escaped = text.match_indices('%').any(|(at, _)| {
+        bytes.get(at + 1).is_some_and(u8::is_ascii_hexdigit)
+            && bytes.get(at + 2).is_some_and(u8::is_ascii_hexdigit)
+    });
     escaped.then(|| percent_decode(bytes))
 }
 
@@ -63,7 +62,7 @@ fn joined(text: &str) -> Option<Vec<u8>> {
     let mut out: Option<Vec<u8>> = None;
     let mut copied = 0;
     let mut at = 0;
-    while let Some(found) = bytes[at..].iter().position(|&b| b == b'\n') {
+    while let Some(found) = text[at..].find('\n') {
         let newline = at + found;
         at = newline + 1;
         // The run before the break (a backslash continuation, `\r` left out).
