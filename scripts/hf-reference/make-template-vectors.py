@@ -24,15 +24,22 @@ Two uses (a venv with `transformers==5.25.0 jinja2==3.1.6`; no PyTorch):
         downloaded with pip into $SCRATCH/wheels), each with every request
         below, written to OUT (default $SCRATCH/published-templates.json,
         not committed), then compared with packer's rendering by the
-        ignored test `templates::published_templates_render_as_transformers_does`.
+        ignored test `templates::published_templates_render_as_transformers_does`;
+
+    python scripts/hf-reference/make-template-vectors.py --held-out [OUT.json]
+        the same with the 59 templates in vLLM 0.34.0's sdist (downloaded
+        from PyPI by its address, checked by its sha256), which packer's
+        renderer was not written against.
 """
 
+import hashlib
 import importlib.metadata as md
 import json
 import os
 import subprocess
 import sys
 import tarfile
+import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -40,6 +47,12 @@ from chat_requests import PLACEHOLDER, ROOT, SCRATCH, freeze_date  # noqa: E402
 
 OUT = ROOT / "tests" / "data" / "templates" / "vectors.json"
 SDIST = "llama_cpp_python-0.3.36.tar.gz"
+HELD_OUT_SDIST = "vllm-0.34.0.tar.gz"
+HELD_OUT_URL = (
+    "https://files.pythonhosted.org/packages/92/21/"
+    "6e0b077dc4a0b28f5a8ce8bb352a38d7196650d681fd4faa87f8dc622eff/vllm-0.34.0.tar.gz"
+)
+HELD_OUT_SHA256 = "fcad848b246a9d8652b47e6425af92334dc02492f9802720f54e27b823cf0113"
 VENDORED = "llama_cpp_python-0.3.36/vendor/llama.cpp/models/templates/"
 PAYLOAD = "<doc>Text with zero\u200bwidth, soft\u00adhyphen, \ue000 and 1e16</doc>"
 SPECIALS = {"bos_token": "<s>", "eos_token": "</s>"}
@@ -101,6 +114,31 @@ TEMPLATES = {
     "escapes": (
         "{{ '\\U0001F600\\a\\v\\/\\x41\\101\\q' }}|{{ \"tab\\there\" }}|"
         "{{ messages[-1].content ~ '\\u00e9\\U000e0001' }}|{{ ['\\U000e0001'] }}"
+    ),
+    "joined with tilde": (
+        "{{ 'f' ~ 1e16 ~ '|' ~ 0.5 ~ '|' ~ -0.0 ~ '|' ~ true ~ '|' ~ none ~ '|' ~ [1, 'a', none] ~ '|' "
+        "~ {'k': false} ~ '|' ~ missing ~ '|' ~ 7 ~ '|' ~ 2 ** 70 }}\n"
+        "{% for tool in tools or [] %}{% set n = tool.function.parameters.properties.n %}"
+        "{{ 'n: ' ~ n.default ~ ', ' ~ n.multipleOf ~ ', ' ~ n.maximum ~ ', ' ~ n.minimum ~ ', ' ~ n }}\n"
+        "{% endfor %}{% set x = messages|length ~ (1 + 2) ~ ('a' ~ 2.5)|upper %}{{ x }}|"
+        "{{ (messages[0].content ~ '')|length > 0 }}|{{ messages[0] ~ '' }}"
+    ),
+    "markup added": (
+        "{{ '<b>'|safe + '<i> & \"q\" \\'s\\'' }}|{{ 'x<' + '<y>'|safe }}|{{ ('<a>'|safe + '<') + '>' }}|"
+        "{{ '<p>'|escape + '<' }}|{{ ('<a>'|safe ~ '<') + '>' }}|{{ 1 + 2 }}|{{ [1] + [2] }}\n"
+        "{% for tool in tools or [] %}{{ 'Use '|safe + tool.function.name + ': '|safe + tool|tojson }}\n{% endfor %}"
+        "{% for m in messages %}{% set c = m.content|tojson|safe %}{{ m.role + '[' + c }}\n{% endfor %}"
+    ),
+    "markup plus number": "{{ 'a'|safe + 1 }}",
+    "raw blocks": (
+        "{% for m in messages %}<|{{ m.role }}|>{% raw %}\n{% endraw %}{{ m.content }}"
+        "{% raw -%}\n  [x]\n{% endraw %}\n  {% raw %}\n\n{{ y }}{% endraw %}{% endfor %}"
+    ),
+    "line breaks": "{% for m in messages %}{{ m.role }}\r\n{% endfor %}a\rb\r\n{% if true %}\r\nc{% endif %}\r\n",
+    "lists added": (
+        "{% set ns = namespace(xs=[]) %}{% for m in messages %}{% set ns.xs = ns.xs + [m.role] %}{% endfor %}"
+        "{{ ns.xs }}|{{ ns.xs|tojson }}|{{ ns.xs|length }}|{{ ns.xs|string }}|{{ ns.xs ~ '' }}|{{ ns.xs|join(',') }}"
+        "|{{ ns.xs[0] }}|{{ ([1] + [2.5]) }}|{{ (messages|map(attribute='role')|list) + ['x'] }}"
     ),
     "generation blocks": (
         "{% for m in messages %}<|{{ m.role }}|>\n"
@@ -168,11 +206,31 @@ def published():
     return dict(sorted(templates.items()))
 
 
+def held_out():
+    """The chat templates in vLLM 0.34.0's sdist (its examples, its own
+    fallback templates, its Rust renderer's fixtures): templates packer's
+    renderer was not written against."""
+    sdist = SCRATCH / "wheels" / HELD_OUT_SDIST
+    if not sdist.exists():
+        sdist.parent.mkdir(parents=True, exist_ok=True)
+        urllib.request.urlretrieve(HELD_OUT_URL, sdist)
+    if hashlib.sha256(sdist.read_bytes()).hexdigest() != HELD_OUT_SHA256:
+        sys.exit(f"{sdist}: not the file this script names (sha256 differs)")
+    templates = {}
+    with tarfile.open(sdist) as tar:
+        for member in tar.getmembers():
+            if member.name.endswith(".jinja"):
+                name = member.name.split("/", 1)[1]
+                templates[name] = tar.extractfile(member).read().decode("utf-8")
+    return dict(sorted(templates.items()))
+
+
 def main():
-    if "--published" in sys.argv:
-        rest = sys.argv[sys.argv.index("--published") + 1 :]
-        out = Path(rest[0]) if rest else SCRATCH / "published-templates.json"
-        data = vectors(published())
+    if "--published" in sys.argv or "--held-out" in sys.argv:
+        flag = "--published" if "--published" in sys.argv else "--held-out"
+        rest = sys.argv[sys.argv.index(flag) + 1 :]
+        out = Path(rest[0]) if rest else SCRATCH / f"{flag[2:]}-templates.json"
+        data = vectors(published() if flag == "--published" else held_out())
         out.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         print(f"{len(data['templates'])} templates, {len(data['cases'])} renderings", flush=True)
         env = dict(os.environ, PACKER_TEMPLATES=str(out))

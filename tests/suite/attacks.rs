@@ -320,6 +320,16 @@ fn hostile_templates_end_in_a_coded_error_and_packer_survives() {
         assert!(ended.stderr.contains(said), "{template}: {}", ended.stderr);
         assert!(!ended.stderr.contains("SECRET-CONTENT"), "{}", ended.stderr);
     }
+    // A tag nested at every token (`a ~ a ~ …` nests to the left, with no
+    // bound in the parser): refused before its tree is read.
+    let chain = format!("{{{{ {}'b' }}}}", "messages ~ ".repeat(100_000));
+    let ended = pack_with_template(dir.path(), &chain, &small);
+    refused(&ended, 3, "invalid-chat-template");
+    assert!(
+        ended.stderr.contains("a tag of more than 2,000 tokens"),
+        "{}",
+        ended.stderr
+    );
     // The same worker renders an honest template exactly as before.
     let ended = pack_with_template(
         dir.path(),

@@ -34,6 +34,7 @@ mod jinja;
 mod literals;
 mod marker;
 mod numbers;
+mod operators;
 mod printable;
 mod python;
 pub mod render;

@@ -16,6 +16,12 @@
 //! - numbers: a float prints as Python prints it (`1e+16`, `-0.0`), also
 //!   a float written in the template; integers are read from the request
 //!   as Python reads them (the `numbers` module);
+//! - `a ~ b` joins Python's `str()` of each side, and in a template that
+//!   marks strings safe `a + b` escapes a string joined to a safe one, as
+//!   Jinja2's `Markup` does (the `operators` module writes each as a call
+//!   of a function here);
+//! - a list joined to a list with `+` is a list (printed, `tojson`,
+//!   `length`), not a generator;
 //! - a string inside a printed list or dict, and `x|string` of one, is
 //!   Python's `repr()` (the `python` module; a character whose printing
 //!   depends on the Python version is refused);
@@ -36,7 +42,7 @@ use std::sync::Arc;
 use minijinja::value::{Kwargs, Object, ObjectRepr, Rest, ValueKind};
 use minijinja::{ErrorKind, Output, State, Value};
 
-use super::{literals, python};
+use super::{literals, operators, python};
 use crate::error::Error;
 
 /// The name the template is kept under.
@@ -154,6 +160,12 @@ impl Environment {
         for (name, value) in globals {
             environment.add_global(name, value);
         }
+        environment.add_function(operators::JOIN, join);
+        environment.add_function(operators::ADD, add);
+        let bare: String = source.split_whitespace().collect();
+        let marks_safe = ["safe", "escape", "|e|", "|e}", "|e)", "|e%", "|e-"]
+            .iter()
+            .any(|name| bare.contains(name));
         let compiled =
             literals::rewrite(&source).map_err(|refusal| Error::InvalidChatTemplate {
                 problem: format!(
@@ -161,13 +173,17 @@ impl Environment {
                  does and refuses what it cannot render so"
                 ),
             })?;
+        let compiled = operators::rewrite(&compiled, marks_safe).map_err(|refusal| {
+            Error::InvalidChatTemplate {
+                problem: format!(
+                    "has {refusal}; packer renders templates as transformers does and refuses \
+                     what it cannot render so"
+                ),
+            }
+        })?;
         environment
             .add_template_owned(NAME, compiled)
             .map_err(|e| template_error(&e, &source))?;
-        let bare: String = source.split_whitespace().collect();
-        let marks_safe = ["safe", "escape", "|e|", "|e}", "|e)", "|e%", "|e-"]
-            .iter()
-            .any(|name| bare.contains(name));
         Ok(Environment {
             environment,
             source,
@@ -286,9 +302,35 @@ fn is_trap(value: &Value) -> bool {
     value.downcast_object_ref::<NoneTrap>().is_some()
 }
 
-/// A Python generator over `items`: a one-shot iterator.
+/// A Python generator over `items`: what one iteration takes, the next
+/// does not see.
 fn generator(items: Vec<Value>) -> Value {
-    Value::make_one_shot_iterator(items.into_iter())
+    Value::from_object(Generator(Arc::new(std::sync::Mutex::new(
+        items.into_iter(),
+    ))))
+}
+
+/// What Jinja2's `select`, `map` and the like give: a generator. (A list
+/// joined to a list with `+` is an iterable of minijinja's own, a list to
+/// Jinja2.)
+#[derive(Debug)]
+struct Generator(Arc<std::sync::Mutex<std::vec::IntoIter<Value>>>);
+
+impl Object for Generator {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Iterable
+    }
+
+    fn enumerate(self: &Arc<Self>) -> minijinja::value::Enumerator {
+        let items = Arc::clone(&self.0);
+        minijinja::value::Enumerator::Iter(Box::new(std::iter::from_fn(move || {
+            items.lock().ok()?.next()
+        })))
+    }
+}
+
+fn is_generator(value: &Value) -> bool {
+    value.downcast_object_ref::<Generator>().is_some()
 }
 
 /// A float of the request where minijinja's own printing would show: it
@@ -424,12 +466,95 @@ fn length(value: &Value) -> Result<usize, minijinja::Error> {
     if value.is_undefined() {
         return Ok(0);
     }
+    if value.kind() == ValueKind::Iterable && !is_generator(value) {
+        return Ok(value.try_iter()?.count());
+    }
     value.len().ok_or_else(|| {
         minijinja::Error::new(
             ErrorKind::InvalidOperation,
             format!("cannot calculate length of value of type {}", value.kind()),
         )
     })
+}
+
+/// Jinja2's `a ~ b`: Python's `str()` of each, joined.
+fn join(left: &Value, right: &Value) -> Result<Value, minijinja::Error> {
+    let mut joined = python_str(left)?;
+    joined.push_str(&python_str(right)?);
+    Ok(Value::from(joined))
+}
+
+/// Python's `str()` of a value: the text of a string, as `string` gives it
+/// otherwise.
+fn python_str(value: &Value) -> Result<String, minijinja::Error> {
+    Ok(match value.as_str() {
+        Some(text) => text.to_owned(),
+        None => string(value)?.to_string(),
+    })
+}
+
+/// Jinja2's `a + b` in a template that marks strings safe: a `Markup`
+/// joined to a string HTML-escapes the string (markupsafe's `escape`) and
+/// stays safe; anything else is minijinja's `+`.
+fn add(left: Value, right: Value) -> Result<Value, minijinja::Error> {
+    let markup = |value: &Value| -> Option<(String, bool)> {
+        if let Some(trap) = value.downcast_object_ref::<SafeTrap>() {
+            return Some((trap.0.clone(), true));
+        }
+        value
+            .as_str()
+            .map(|text| (text.to_owned(), value.is_safe()))
+    };
+    let trapped = value_is_safe_trap(&left) || value_is_safe_trap(&right);
+    match (markup(&left), markup(&right)) {
+        (Some((left, left_safe)), Some((right, right_safe))) if left_safe || right_safe => {
+            let mut joined = escaped(left, left_safe);
+            joined.push_str(&escaped(right, right_safe));
+            Ok(if trapped {
+                Value::from_object(SafeTrap(joined))
+            } else {
+                Value::from_safe_string(joined)
+            })
+        }
+        _ if trapped || left.is_safe() || right.is_safe() => Err(minijinja::Error::new(
+            ErrorKind::InvalidOperation,
+            "a string marked safe added to what is not a string",
+        )),
+        _ => plain_add(left, right),
+    }
+}
+
+fn value_is_safe_trap(value: &Value) -> bool {
+    value.downcast_object_ref::<SafeTrap>().is_some()
+}
+
+/// `text` as `Markup` holds it: as it is when it is safe, else escaped as
+/// markupsafe escapes (`&`, `<`, `>`, `'`, `"`).
+fn escaped(text: String, safe: bool) -> String {
+    if safe {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\'' => out.push_str("&#39;"),
+            '"' => out.push_str("&#34;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// minijinja's own `+`, by an expression of an environment of its own.
+fn plain_add(left: Value, right: Value) -> Result<Value, minijinja::Error> {
+    static PLAIN: std::sync::LazyLock<minijinja::Environment<'static>> =
+        std::sync::LazyLock::new(minijinja::Environment::new);
+    static SUM: std::sync::LazyLock<minijinja::Expression<'static, 'static>> =
+        std::sync::LazyLock::new(|| PLAIN.compile_expression("a + b").expect("`a + b` compiles"));
+    SUM.eval(minijinja::context! { a => left, b => right })
 }
 
 /// Jinja2's `string`: Python's `str()` (a list or dict with `repr()`
@@ -521,13 +646,16 @@ fn python_formatter(
 ) -> Result<(), minijinja::Error> {
     match value.kind() {
         ValueKind::Undefined => Ok(()),
-        ValueKind::None | ValueKind::Bool | ValueKind::Seq | ValueKind::Map => out
+        ValueKind::None
+        | ValueKind::Bool
+        | ValueKind::Seq
+        | ValueKind::Map
+        | ValueKind::Iterable => out
             .write_str(&python_repr(value)?)
             .map_err(|_| minijinja::Error::new(ErrorKind::WriteFailure, "cannot write")),
         ValueKind::Number if !value.is_integer() => out
             .write_str(&python_repr(value)?)
             .map_err(|_| minijinja::Error::new(ErrorKind::WriteFailure, "cannot write")),
-        ValueKind::Iterable => Err(generator_printed()),
         _ if float_trap(value).is_some() => out
             .write_str(&python_repr(value)?)
             .map_err(|_| minijinja::Error::new(ErrorKind::WriteFailure, "cannot write")),
@@ -567,14 +695,14 @@ fn python_repr(value: &Value) -> Result<String, minijinja::Error> {
                 )
             })?
         }
-        ValueKind::Seq => {
+        ValueKind::Iterable if is_generator(value) => return Err(generator_printed()),
+        ValueKind::Seq | ValueKind::Iterable => {
             let mut items = Vec::new();
             for item in value.try_iter()? {
                 items.push(python_repr(&item)?);
             }
             format!("[{}]", items.join(", "))
         }
-        ValueKind::Iterable => return Err(generator_printed()),
         ValueKind::Map => {
             let mut items = Vec::new();
             for key in value.try_iter()? {
@@ -707,7 +835,7 @@ impl Json {
                 }
             }
             ValueKind::String => self.string(value.as_str().unwrap_or_default(), out),
-            ValueKind::Seq => {
+            ValueKind::Seq | ValueKind::Iterable if !is_generator(value) => {
                 let items: Vec<Value> = value.try_iter()?.collect();
                 if items.is_empty() {
                     out.push_str("[]");

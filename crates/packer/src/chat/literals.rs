@@ -11,7 +11,10 @@
 //! `\N{...}` (Unicode names), an escape that makes a surrogate, and an
 //! escape Python rejects (Jinja2 then fails to compile the template).
 //!
-//! The same pass reads the one tag `transformers` adds to Jinja2: a
+//! The same pass writes every line break as `\n`, as Jinja2 reads them,
+//! keeps the line break after a `{% raw %}` tag, which
+//! Jinja2's `trim_blocks` keeps and minijinja's drops, and reads the one
+//! tag `transformers` adds to Jinja2: a
 //! `{% generation %}` … `{% endgeneration %}` block (its
 //! `AssistantTracker` extension, which renders the block's body as it is
 //! and notes where it lands for assistant masks). Its tags become
@@ -25,7 +28,16 @@ pub(super) type Refusal = &'static str;
 /// `source` with each string literal inside its tags rewritten as
 /// minijinja reads it the way Jinja2 reads the original, or why not.
 pub(super) fn rewrite(source: &str) -> Result<String, Refusal> {
-    if !source.contains('\\') && !source.contains('\r') && !source.contains("generation") {
+    // Jinja2 reads every line break of a template (`\r\n`, a lone `\r`)
+    // as `\n`, in its text and in its string literals alike.
+    let normalized;
+    let source = if source.contains('\r') {
+        normalized = source.replace("\r\n", "\n").replace('\r', "\n");
+        normalized.as_str()
+    } else {
+        source
+    };
+    if !source.contains('\\') && !source.contains("generation") && !source.contains("raw") {
         return Ok(source.to_owned());
     }
     let bytes = source.as_bytes();
@@ -45,6 +57,15 @@ pub(super) fn rewrite(source: &str) -> Result<String, Refusal> {
                     .map_or(bytes.len(), |end| at + 2 + end + 2);
             }
             b'%' if is_raw(&source[at + 2..]) => {
+                // Jinja2's `trim_blocks` keeps the line break after
+                // `{% raw %}` (not after `{% raw -%}`); minijinja's drops
+                // it, so it is written twice.
+                let open = at + 2 + source[at + 2..].find("%}").unwrap_or(0) + 2;
+                if source.as_bytes()[open - 3] != b'-' && bytes.get(open) == Some(&b'\n') {
+                    out.push_str(&source[copied..open]);
+                    out.push('\n');
+                    copied = open;
+                }
                 at = end_of_raw(source, at + 2);
             }
             b'%' if generation_tag(&source[at + 2..]).is_some() => {
