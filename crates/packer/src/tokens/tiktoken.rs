@@ -270,6 +270,17 @@ impl Builtin {
         }
     }
 
+    /// The tokens of one piece: one for a single byte (every byte is a
+    /// token of these vocabularies), else remembered in `pieces` or
+    /// counted.
+    #[inline(always)]
+    fn tokens(&self, pieces: &mut Pieces, piece: &str) -> usize {
+        if piece.len() == 1 {
+            return 1;
+        }
+        pieces.tokens(piece, |piece| self.count_piece(piece))
+    }
+
     /// Runs `f` with this thread's search cache and piece counts.
     fn with_state<R>(&self, f: impl FnOnce(&mut Cache, &mut Pieces) -> R) -> R {
         with_state(self, || self.regex.create_cache(), f)
@@ -432,7 +443,7 @@ impl Engine for Builtin {
         self.with_state(|cache, pieces| {
             let mut count = 0;
             self.for_each_piece(cache, text, |piece, _| {
-                count += pieces.tokens(piece, |piece| self.count_piece(piece));
+                count += self.tokens(pieces, piece);
                 true
             });
             count
@@ -448,7 +459,7 @@ impl Engine for Builtin {
                 if end > offset {
                     return false;
                 }
-                count += pieces.tokens(piece, |piece| self.count_piece(piece));
+                count += self.tokens(pieces, piece);
                 start = end;
                 true
             });
@@ -475,7 +486,7 @@ impl Engine for Builtin {
                     continue;
                 }
                 let (end, _) = self.next_piece(cache, &mut anchor, text, start);
-                total += pieces.tokens(&text[start..end], |piece| self.count_piece(piece));
+                total += self.tokens(pieces, &text[start..end]);
                 start = end;
             }
             total
@@ -488,9 +499,7 @@ impl Engine for Builtin {
         };
         self.with_state(|cache, pieces| {
             self.for_each_piece(cache, rest, |piece, beyond| {
-                visit.piece_read(piece, beyond, |piece| {
-                    pieces.tokens(piece, |piece| self.count_piece(piece))
-                })
+                visit.piece_read(piece, beyond, |piece| self.tokens(pieces, piece))
             });
         });
         true
