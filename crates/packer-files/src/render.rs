@@ -13,10 +13,13 @@
 //! of memory or time into `chat-template-limit` with the limit named.
 //!
 //! The protocol, on the worker's standard input and output: frames of a
-//! 4-byte little-endian length and that many bytes of JSON. The first
-//! frame is the [`RenderSetup`] with the limits, answered `{"ready":true}`
-//! or with an error; then each `{"payload":..,"marker":..}` is answered
-//! `{"text":..}` or `{"error":{"code":..,"problem":..}}`.
+//! 4-byte little-endian length and that many bytes. The first frame is the
+//! [`RenderSetup`] with the limits, as JSON, answered `{"ready":true}` or
+//! with an error; then each job — `J`, the marker's length (4 bytes, all
+//! ones for none), the marker and the payload, as they are — is answered
+//! `T` and the rendered text as it is, or with a JSON
+//! `{"error":{"code":..,"problem":..}}`. A payload and its rendering are
+//! the bulk of every frame, so they are never escaped.
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
@@ -83,18 +86,83 @@ impl WorkerRenderers {
     }
 }
 
-/// What the caller sends after the setup.
-#[derive(Deserialize)]
-struct Job {
-    payload: String,
-    marker: Option<String>,
-}
-
-/// A [`Job`] as the caller writes it (the payload not copied).
-#[derive(Serialize)]
-struct JobOut<'a> {
+/// What the caller sends after the setup: a frame of [`JOB`], the
+/// marker's length ([`NO_MARKER`] for none), the marker, the payload.
+struct Job<'a> {
     payload: &'a str,
     marker: Option<&'a str>,
+}
+
+/// The first byte of a job's frame.
+const JOB: u8 = b'J';
+/// The first byte of an answer that is a rendered text.
+const TEXT: u8 = b'T';
+/// A job's marker length when it has no marker.
+const NO_MARKER: u32 = u32::MAX;
+
+impl<'a> Job<'a> {
+    /// Writes this job as one frame, the payload as it is.
+    fn write(&self, out: &mut impl Write) -> io::Result<()> {
+        let marker = self.marker.unwrap_or_default();
+        let marker_length = match self.marker {
+            Some(marker) => u32::try_from(marker.len()).map_err(io::Error::other)?,
+            None => NO_MARKER,
+        };
+        let length = 1 + 4 + marker.len() + self.payload.len();
+        let length = u32::try_from(length)
+            .ok()
+            .filter(|&length| length <= MOST_FRAME)
+            .ok_or_else(|| io::Error::other("a frame over 1 GiB"))?;
+        out.write_all(&length.to_le_bytes())?;
+        out.write_all(&[JOB])?;
+        out.write_all(&marker_length.to_le_bytes())?;
+        out.write_all(marker.as_bytes())?;
+        out.write_all(self.payload.as_bytes())?;
+        out.flush()
+    }
+
+    /// A job read from its frame; `None` for a frame that is not one.
+    fn read(frame: &'a [u8]) -> Option<Job<'a>> {
+        let rest = frame.strip_prefix(&[JOB])?;
+        let (length, rest) = rest.split_first_chunk::<4>()?;
+        let (marker, payload) = match u32::from_le_bytes(*length) {
+            NO_MARKER => (None, rest),
+            length => {
+                let (marker, payload) = rest.split_at_checked(length as usize)?;
+                (Some(std::str::from_utf8(marker).ok()?), payload)
+            }
+        };
+        Some(Job {
+            payload: std::str::from_utf8(payload).ok()?,
+            marker,
+        })
+    }
+}
+
+/// Writes a rendered text as one frame, as it is.
+fn write_text(out: &mut impl Write, text: &str) -> io::Result<()> {
+    let length = u32::try_from(1 + text.len())
+        .ok()
+        .filter(|&length| length <= MOST_FRAME)
+        .ok_or_else(|| io::Error::other("a frame over 1 GiB"))?;
+    out.write_all(&length.to_le_bytes())?;
+    out.write_all(&[TEXT])?;
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}
+
+/// A worker's answer frame: a rendered text, or JSON.
+fn read_answer(frame: Vec<u8>) -> Option<Answer> {
+    if frame.first() == Some(&TEXT) {
+        let mut text = frame;
+        text.remove(0);
+        return Some(Answer {
+            ready: None,
+            text: Some(String::from_utf8(text).ok()?),
+            error: None,
+        });
+    }
+    serde_json::from_slice(&frame).ok()
 }
 
 /// The first frame.
@@ -218,28 +286,28 @@ pub fn serve(mut input: impl Read, mut output: impl Write) -> i32 {
     // The setup's request and template are no longer needed as text.
     drop(setup);
     loop {
-        let job = match read_frame(&mut input) {
-            Ok(Some(bytes)) => match serde_json::from_slice::<Job>(&bytes) {
-                Ok(job) => job,
-                Err(_) => return 2,
-            },
+        let frame = match read_frame(&mut input) {
+            Ok(Some(frame)) => frame,
             Ok(None) => return 0,
             Err(_) => return 1,
         };
-        let answer = match renderer.render(&job.payload, job.marker.as_deref()) {
-            Ok(text) => Answer {
-                ready: None,
-                text: Some(text),
-                error: None,
-            },
-            Err(error) => Answer {
-                ready: None,
-                text: None,
-                error: Some(WireError::of(error)),
-            },
+        let Some(job) = Job::read(&frame) else {
+            return 2;
         };
-        drop(job);
-        if write_frame(&mut output, &answer).is_err() {
+        let rendered = renderer.render(job.payload, job.marker);
+        drop(frame);
+        let written = match rendered {
+            Ok(text) => write_text(&mut output, &text),
+            Err(error) => {
+                let answer = Answer {
+                    ready: None,
+                    text: None,
+                    error: Some(WireError::of(error)),
+                };
+                write_frame(&mut output, &answer)
+            }
+        };
+        if written.is_err() {
             return 1;
         }
     }
@@ -322,7 +390,7 @@ impl Renderers for WorkerRenderers {
                 memory_mib: self.limits.memory_mib,
             },
         };
-        let answer = worker.exchange(&setup, started)?;
+        let answer = worker.exchange(&|stdin| write_frame(stdin, &setup), started)?;
         match answer {
             Answer {
                 ready: Some(true), ..
@@ -360,14 +428,18 @@ struct State {
 impl Worker {
     /// Sends `message` and waits for the answer, no longer than the time
     /// left; `since` is when this exchange began.
-    fn exchange(&self, message: &impl Serialize, since: Instant) -> Result<Answer, Error> {
+    fn exchange(
+        &self,
+        message: &dyn Fn(&mut ChildStdin) -> io::Result<()>,
+        since: Instant,
+    ) -> Result<Answer, Error> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(limit) = state.stopped {
             return Err(Error::ChatTemplateLimit { limit });
         }
         let budget = Duration::from_secs(self.limits.seconds);
         let sent = match state.stdin.as_mut() {
-            Some(stdin) => write_frame(stdin, message).is_ok(),
+            Some(stdin) => message(stdin).is_ok(),
             None => false,
         };
         let received = if sent {
@@ -388,7 +460,7 @@ impl Worker {
         };
         state.spent += since.elapsed();
         match received {
-            Ok(frame) => serde_json::from_slice(&frame).map_err(|_| {
+            Ok(frame) => read_answer(frame).ok_or_else(|| {
                 let limit = TemplateLimit::Ended;
                 stop(&mut state, limit, self.limits)
             }),
@@ -481,8 +553,8 @@ fn signal_of(_status: &std::process::ExitStatus) -> Option<Signal> {
 
 impl Render for Worker {
     fn render(&self, payload: &str, marker: Option<&str>) -> Result<String, Error> {
-        let job = JobOut { payload, marker };
-        match self.exchange(&job, Instant::now())? {
+        let job = Job { payload, marker };
+        match self.exchange(&|stdin| job.write(stdin), Instant::now())? {
             Answer {
                 text: Some(text), ..
             } => Ok(text),
@@ -500,5 +572,37 @@ impl Drop for Worker {
         state.stdin = None;
         let _ = state.child.kill();
         let _ = state.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_and_a_text_cross_as_they_are() {
+        let payload = "{\"a\": \"\\\"quoted\\\"\\n\"}\u{0}\u{FFFF}é";
+        for marker in [None, Some(""), Some("\u{E000}m")] {
+            let mut frame = Vec::new();
+            Job { payload, marker }.write(&mut frame).unwrap();
+            let read = read_frame(&mut frame.as_slice()).unwrap().unwrap();
+            let job = Job::read(&read).unwrap();
+            assert_eq!((job.payload, job.marker), (payload, marker));
+        }
+        let mut frame = Vec::new();
+        write_text(&mut frame, payload).unwrap();
+        let read = read_frame(&mut frame.as_slice()).unwrap().unwrap();
+        assert_eq!(read_answer(read).unwrap().text.as_deref(), Some(payload));
+    }
+
+    #[test]
+    fn a_frame_that_is_no_job_or_no_text_is_refused() {
+        assert!(Job::read(b"{\"payload\": \"x\"}").is_none());
+        assert!(Job::read(b"J\x05\x00\x00\x00ab").is_none());
+        assert!(Job::read(b"J\xff\xff\xff\xff\xc3").is_none());
+        assert!(read_answer(b"T\xc3".to_vec()).is_none());
+        let error =
+            read_answer(br#"{"error":{"code":"invalid-chat-template","problem":"p"}}"#.to_vec());
+        assert!(error.unwrap().error.is_some());
     }
 }
