@@ -45,6 +45,7 @@ mod models;
 mod pretokenize;
 mod tekken;
 pub(crate) mod tiktoken;
+mod walker;
 
 pub use file::Tokenizer;
 pub use known::Known;

@@ -88,6 +88,7 @@ use super::pretokenize::{
 use super::{Engine, Splitting, Stretch};
 use crate::error::Error;
 use crate::tokens::bpe::{Pieces, with_state};
+use crate::tokens::walker::Walker;
 use added::{Added, AddedToken, Split};
 use pipeline::{Norm, PreTokenizer, check_growth, parse_normalizer, parse_pre_tokenizer};
 
@@ -164,6 +165,13 @@ fn is_list<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D:
     Ok(raw.get().starts_with('['))
 }
 
+/// One thread's search state for a [`HuggingFace`] engine: a cache per
+/// split stage, and the walker's for a single tiktoken-family split.
+struct Caches {
+    stages: Vec<Cache>,
+    walker: Option<regex_automata::hybrid::dfa::Cache>,
+}
+
 /// A loaded `tokenizer.json`: normalization, pre-tokenizer stages and the
 /// model.
 struct HuggingFace<M> {
@@ -211,8 +219,14 @@ impl<M: PieceModel> HuggingFace<M> {
     /// Runs `f` with this thread's search caches (one per split stage) and
     /// piece counts.
     fn with_state<R>(&self, f: impl FnOnce(&mut Vec<Cache>, &mut Pieces) -> R) -> R {
-        let caches = || -> Vec<Cache> {
-            self.stages
+        self.with_caches(|caches, pieces| f(&mut caches.stages, pieces))
+    }
+
+    /// [`HuggingFace::with_state`] with the walker's cache too.
+    fn with_caches<R>(&self, f: impl FnOnce(&mut Caches, &mut Pieces) -> R) -> R {
+        let caches = || Caches {
+            stages: self
+                .stages
                 .iter()
                 .filter_map(|stage| match stage {
                     Stage::Split { regex, .. }
@@ -225,7 +239,11 @@ impl<M: PieceModel> HuggingFace<M> {
                     | Stage::Bert
                     | Stage::Punctuation { .. } => None,
                 })
-                .collect()
+                .collect(),
+            walker: match self.stages.as_slice() {
+                [Stage::Split { regex, .. }] => regex.walker().map(Walker::create_cache),
+                _ => None,
+            },
         };
         with_state(self, caches, f)
     }
@@ -624,14 +642,35 @@ impl<M: PieceModel> Engine for HuggingFace<M> {
     }
 
     fn walk(&self, text: &str, from: usize, mut visit: Visitor<'_, '_>) -> bool {
-        let Some(regex) = self.one_split(text) else {
+        // The text is checked once for all the walks of one visitor (one
+        // count resumes its walk after each skip).
+        let checked = *visit.text_checked();
+        let split = if checked {
+            self.single_split()
+        } else {
+            self.one_split(text)
+        };
+        let Some(regex) = split else {
             return false;
         };
-        self.with_state(|caches, pieces| {
-            for_each_piece(regex, &mut caches[0], text, from, |piece| {
-                visit.piece(piece, |piece| self.piece_tokens(pieces, piece))
-            });
-        });
+        *visit.text_checked() = true;
+        self.with_caches(
+            |caches, pieces| match (regex.walker(), caches.walker.as_mut()) {
+                // Pieces with how far past each the split read, so that a
+                // recount can skip the settled ones.
+                (Some(walker), Some(cache)) => {
+                    let Some(rest) = text.get(from..) else {
+                        return;
+                    };
+                    walker.for_each_piece(cache, rest, |piece, beyond| {
+                        visit.piece_read(piece, beyond, |piece| self.piece_tokens(pieces, piece))
+                    });
+                }
+                _ => for_each_piece(regex, &mut caches.stages[0], text, from, |piece| {
+                    visit.piece(piece, |piece| self.piece_tokens(pieces, piece))
+                }),
+            },
+        );
         true
     }
 }
@@ -654,6 +693,15 @@ impl<M: PieceModel> HuggingFace<M> {
             }
         }
         if self.added.as_ref().is_some_and(|added| added.occurs(text)) {
+            return None;
+        }
+        self.single_split()
+    }
+
+    /// The pipeline's one split stage, unchecked (see
+    /// [`HuggingFace::one_split`]).
+    fn single_split(&self) -> Option<&SplitRegex> {
+        if self.splitting != Splitting::Tiktoken {
             return None;
         }
         match self.stages.as_slice() {

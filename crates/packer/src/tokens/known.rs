@@ -104,6 +104,18 @@ impl Visitor<'_, '_> {
         self.piece_read(piece, UNKNOWN, count)
     }
 
+    /// Whether the engine has found, in an earlier walk of this visitor,
+    /// that it can split this text piece by piece (a check of the whole
+    /// text, which a walk resumed after a skip need not make again): the
+    /// engine sets it.
+    pub(crate) fn text_checked(&mut self) -> &mut bool {
+        match self {
+            Visitor::Record(recorder) => &mut recorder.text_checked,
+            Visitor::Match(matcher) => &mut matcher.text_checked,
+            Visitor::Skip(skipper) => &mut skipper.text_checked,
+        }
+    }
+
     /// The next piece, whose end the split decided from its bytes and the
     /// `beyond` bytes after it ([`UNKNOWN`] when it read to the end of the
     /// text, where what follows the text could change the piece).
@@ -163,6 +175,7 @@ pub(crate) fn count_skipping(engine: &dyn Engine, text: &str, skips: &[Skip]) ->
         position: 0,
         total: 0,
         resume: None,
+        text_checked: false,
     };
     let mut at = 0;
     loop {
@@ -263,6 +276,8 @@ pub(crate) struct Recorder<'a> {
     last: Option<(usize, usize)>,
     unsettled: bool,
     skips: Vec<Skip>,
+    /// See [`Visitor::text_checked`].
+    text_checked: bool,
 }
 
 impl<'a> Recorder<'a> {
@@ -288,6 +303,7 @@ impl<'a> Recorder<'a> {
             last: None,
             unsettled: false,
             skips: Vec::new(),
+            text_checked: false,
         }
     }
 
@@ -425,6 +441,8 @@ pub(crate) struct Matcher<'a> {
     aligned: bool,
     /// Where the split must start again, after a part's settled pieces.
     resume: Option<usize>,
+    /// See [`Visitor::text_checked`].
+    text_checked: bool,
 }
 
 impl<'a> Matcher<'a> {
@@ -439,6 +457,7 @@ impl<'a> Matcher<'a> {
             rest: &[],
             aligned: true,
             resume: None,
+            text_checked: false,
         }
     }
 
@@ -508,6 +527,8 @@ pub(crate) struct Skipper<'a> {
     total: usize,
     /// Where the split must start again, after a skip.
     resume: Option<usize>,
+    /// See [`Visitor::text_checked`].
+    text_checked: bool,
 }
 
 impl Skipper<'_> {

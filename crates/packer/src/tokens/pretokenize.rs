@@ -30,6 +30,7 @@ use regex_automata::util::syntax;
 use regex_automata::{Anchored, Input};
 
 use super::Splitting;
+use super::walker::Walker;
 
 /// The two final alternatives every current byte-level pattern ends with.
 const LOOKAHEAD_TAIL: &str = r"|\s+(?!\S)|\s+";
@@ -47,6 +48,10 @@ pub(crate) struct SplitRegex {
     give_back: Vec<bool>,
     /// The pattern as the file wrote it.
     source: String,
+    /// For a pattern of [`TIKTOKEN_FAMILY`]: the same patterns as one lazy
+    /// DFA walked piece by piece, which also says how far past each piece
+    /// it read (what the `known` module needs to skip settled pieces).
+    walker: Option<Box<Walker>>,
 }
 
 /// Why a pattern cannot be run exactly (a short description, never the
@@ -80,10 +85,18 @@ impl SplitRegex {
         } else {
             vec![false]
         };
+        let walker = if rewritten && TIKTOKEN_FAMILY.contains(&pattern) {
+            let walked: Vec<(&str, bool)> =
+                patterns.iter().copied().zip(give_back.clone()).collect();
+            Walker::new(&walked).map(Box::new)
+        } else {
+            None
+        };
         Ok(SplitRegex {
             regex,
             give_back,
             source: pattern.to_owned(),
+            walker,
         })
     }
 
@@ -103,6 +116,7 @@ impl SplitRegex {
             regex,
             give_back: vec![false],
             source: pattern.to_owned(),
+            walker: None,
         })
     }
 
@@ -127,12 +141,18 @@ impl SplitRegex {
             regex,
             give_back: vec![false],
             source: literal.to_owned(),
+            walker: None,
         })
     }
 
     /// The pattern as the file wrote it.
     pub(crate) fn source(&self) -> &str {
         &self.source
+    }
+
+    /// The lazy DFA walk of a [`TIKTOKEN_FAMILY`] pattern.
+    pub(crate) fn walker(&self) -> Option<&Walker> {
+        self.walker.as_deref()
     }
 
     /// A search cache for this regex (one per thread).
@@ -527,6 +547,58 @@ pub(crate) fn count_before_piece_at(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The pieces of one anchored pass of `regex` over `text`: by its
+    /// regex, and by its walker (with how far past each piece it read).
+    fn both_passes(regex: &SplitRegex, text: &str) -> (Vec<usize>, Vec<usize>) {
+        let mut cache = regex.create_cache();
+        let mut by_regex = Vec::new();
+        for_each_piece(regex, &mut cache, text, 0, |piece| {
+            by_regex.push(piece.len());
+            true
+        });
+        let walker = regex
+            .walker()
+            .expect("a tiktoken-family pattern has a walker");
+        let mut cache = walker.create_cache();
+        let mut by_walker = Vec::new();
+        walker.for_each_piece(&mut cache, text, |piece, _| {
+            by_walker.push(piece.len());
+            true
+        });
+        (by_regex, by_walker)
+    }
+
+    #[test]
+    fn the_walker_splits_as_the_regex_does() {
+        let texts = [
+            "Hello, world! It's 2026 and the café serves 12345678 crêpes.",
+            "fn main() {\n    println!(\"{}\", 1 + 2);\n}\n\n\n   \t  end  ",
+            "日本語のテキストと中文文本，还有한국어 텍스트。\r\n\r\n",
+            "I'M HERE, you're there, they'LL see; don't  \u{a0}\u{2028} x\n \n",
+            "   ",
+            "\n",
+        ];
+        for pattern in TIKTOKEN_FAMILY {
+            let regex = SplitRegex::new(pattern).unwrap();
+            for text in texts {
+                let (by_regex, by_walker) = both_passes(&regex, text);
+                assert_eq!(by_regex, by_walker, "{pattern} on {text:?}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_walker_splits_random_text_as_the_regex_does(
+            text in "[ a-zA-Z0-9'\\n\\r\\t.,é日\u{a0}\u{2028}_-]{0,80}",
+            which in 0..TIKTOKEN_FAMILY.len(),
+        ) {
+            let regex = SplitRegex::new(TIKTOKEN_FAMILY[which]).unwrap();
+            let (by_regex, by_walker) = both_passes(&regex, &text);
+            proptest::prop_assert_eq!(by_regex, by_walker);
+        }
+    }
 
     fn pieces(pattern: &str, behavior: Behavior, invert: bool, text: &str) -> Vec<String> {
         let regex = SplitRegex::new(pattern).unwrap();
