@@ -184,11 +184,40 @@ struct HuggingFace<M> {
     added: Option<Added>,
 }
 
+/// `quick` (one of `unicode-normalization-alignments`' quick checks) over
+/// `text`, run only over its runs of non-ASCII characters: the check
+/// passes every ASCII character and starts afresh after one (an ASCII
+/// character is allowed and a starter in every form), so the verdict is
+/// the same, and the ASCII between runs is passed over bytewise.
+fn quick_check(
+    text: &str,
+    quick: impl Fn(std::str::Chars<'_>) -> unicode_normalization_alignments::IsNormalized,
+) -> unicode_normalization_alignments::IsNormalized {
+    use unicode_normalization_alignments::IsNormalized;
+    let bytes = text.as_bytes();
+    let mut verdict = IsNormalized::Yes;
+    let mut at = 0;
+    while let Some(offset) = bytes[at..].iter().position(|byte| !byte.is_ascii()) {
+        let start = at + offset;
+        let end = bytes[start..]
+            .iter()
+            .position(u8::is_ascii)
+            .map_or(bytes.len(), |offset| start + offset);
+        match quick(text[start..end].chars()) {
+            IsNormalized::No => return IsNormalized::No,
+            IsNormalized::Maybe => verdict = IsNormalized::Maybe,
+            IsNormalized::Yes => {}
+        }
+        at = end;
+    }
+    verdict
+}
+
 /// The reference's NFKC and NFKD (`unicode-normalization-alignments`'
 /// tables, as for NFC), with the quick checks of the same tables.
 fn nfkc(text: &str) -> Cow<'_, str> {
     use unicode_normalization_alignments::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
-    if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+    if quick_check(text, |chars| is_nfkc_quick(chars)) == IsNormalized::Yes {
         Cow::Borrowed(text)
     } else {
         Cow::Owned(text.nfkc().map(|(c, _)| c).collect())
@@ -197,7 +226,7 @@ fn nfkc(text: &str) -> Cow<'_, str> {
 
 fn nfkd(text: &str) -> Cow<'_, str> {
     use unicode_normalization_alignments::{IsNormalized, UnicodeNormalization, is_nfkd_quick};
-    if is_nfkd_quick(text.chars()) == IsNormalized::Yes {
+    if quick_check(text, |chars| is_nfkd_quick(chars)) == IsNormalized::Yes {
         Cow::Borrowed(text)
     } else {
         Cow::Owned(text.nfkd().map(|(c, _)| c).collect())
@@ -208,7 +237,7 @@ fn nfkd(text: &str) -> Cow<'_, str> {
 /// its quick check (same tables) to leave normalized text as it is.
 fn nfc(text: &str) -> Cow<'_, str> {
     use unicode_normalization_alignments::{IsNormalized, UnicodeNormalization, is_nfc_quick};
-    if is_nfc_quick(text.chars()) == IsNormalized::Yes {
+    if quick_check(text, |chars| is_nfc_quick(chars)) == IsNormalized::Yes {
         Cow::Borrowed(text)
     } else {
         Cow::Owned(text.nfc().map(|(c, _)| c).collect())
@@ -688,7 +717,7 @@ impl<M: PieceModel> HuggingFace<M> {
         // (Tiktoken splitting is only given with NFC steps or none.)
         if !self.normalizer.is_empty() {
             use unicode_normalization_alignments::{IsNormalized, is_nfc_quick};
-            if is_nfc_quick(text.chars()) != IsNormalized::Yes {
+            if quick_check(text, |chars| is_nfc_quick(chars)) != IsNormalized::Yes {
                 return None;
             }
         }
@@ -907,6 +936,20 @@ fn hugging_face(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The quick checks run over the non-ASCII runs alone give the
+        /// verdict of the whole text's.
+        #[test]
+        fn quick_checks_over_non_ascii_runs_agree_with_the_whole(
+            text in "[a \u{300}\u{301}\u{334}\u{345}\u{e9}\u{212b}\u{1100}\u{1161}\u{ac00}\u{fb01}\u{2126}A.]{0,24}",
+        ) {
+            use unicode_normalization_alignments::{is_nfc_quick, is_nfkc_quick, is_nfkd_quick};
+            proptest::prop_assert_eq!(quick_check(&text, |c| is_nfc_quick(c)), is_nfc_quick(text.chars()));
+            proptest::prop_assert_eq!(quick_check(&text, |c| is_nfkc_quick(c)), is_nfkc_quick(text.chars()));
+            proptest::prop_assert_eq!(quick_check(&text, |c| is_nfkd_quick(c)), is_nfkd_quick(text.chars()));
+        }
+    }
 
     /// The quick check that lets text through unnormalized follows the same
     /// tables as the normalization: wherever it says yes, NFC changes
