@@ -406,6 +406,29 @@ impl<M: PieceModel> HuggingFace<M> {
         count
     }
 
+    /// [`HuggingFace::count_plain`] for a pipeline that is one split of the
+    /// tiktoken family: its pieces by the walker (the anchored matches that
+    /// tile the text, as the split's regex finds them).
+    fn count_walked(
+        &self,
+        walker: &Walker,
+        cache: &mut regex_automata::hybrid::dfa::Cache,
+        pieces: &mut Pieces,
+        text: &str,
+    ) -> usize {
+        let mut count = 0;
+        let mut seen = 0usize;
+        walker.for_each_piece(cache, text, |piece, _| {
+            seen += 1;
+            if seen.is_multiple_of(crate::cancel::STEPS_PER_CHECKPOINT) {
+                crate::cancel::checkpoint();
+            }
+            count += self.piece_tokens(pieces, piece);
+            true
+        });
+        count
+    }
+
     /// Applies stages `stage..` to `piece` and hands every final piece on.
     fn run_stages(
         &self,
@@ -513,8 +536,13 @@ impl<M: PieceModel> Engine for HuggingFace<M> {
     fn count(&self, text: &str) -> usize {
         let Some(added) = self.added.as_ref().filter(|_| self.added_tokens_act(text)) else {
             let (text, origin) = self.normalize_at(text, true);
-            return self
-                .with_state(|caches, pieces| self.count_plain(caches, pieces, &text, origin));
+            return self.with_caches(|caches, pieces| {
+                let walker = self.single_split().and_then(SplitRegex::walker);
+                match (walker, caches.walker.as_mut()) {
+                    (Some(walker), Some(cache)) => self.count_walked(walker, cache, pieces, &text),
+                    _ => self.count_plain(&mut caches.stages, pieces, &text, origin),
+                }
+            });
         };
         // The reference's `extract_and_normalize` (see the `added` module).
         self.with_state(|caches, pieces| {
