@@ -15,11 +15,14 @@
 //! The protocol, on the worker's standard input and output: frames of a
 //! 4-byte little-endian length and that many bytes. The first frame is the
 //! [`RenderSetup`] with the limits, as JSON, answered `{"ready":true}` or
-//! with an error; then each job — `J`, the marker's length (4 bytes, all
-//! ones for none), the marker and the payload, as they are — is answered
-//! `T` and the rendered text as it is, or with a JSON
-//! `{"error":{"code":..,"problem":..}}`. A payload and its rendering are
-//! the bulk of every frame, so they are never escaped.
+//! with an error; then each job is answered with the rendered text or with
+//! a JSON `{"error":{"code":..,"problem":..}}`. A payload and its
+//! rendering are the bulk of every frame, and a selection's trials differ
+//! from the one before mostly at the end, so neither is escaped and each
+//! is sent as a change of the last one: a job is `J`, the marker's length
+//! (4 bytes, all ones for none), the marker, how many bytes of the last
+//! payload it keeps (4 bytes) and the bytes after them; a text is `T`, how
+//! many bytes of the last text sent it keeps and the bytes after them.
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
@@ -86,11 +89,12 @@ impl WorkerRenderers {
     }
 }
 
-/// What the caller sends after the setup: a frame of [`JOB`], the
-/// marker's length ([`NO_MARKER`] for none), the marker, the payload.
+/// A job as it crosses: what it keeps of the last payload, the bytes
+/// after, and the marker.
 struct Job<'a> {
-    payload: &'a str,
     marker: Option<&'a str>,
+    kept: usize,
+    tail: &'a str,
 }
 
 /// The first byte of a job's frame.
@@ -100,24 +104,56 @@ const TEXT: u8 = b'T';
 /// A job's marker length when it has no marker.
 const NO_MARKER: u32 = u32::MAX;
 
+/// How many leading bytes `new` shares with `last`, cut back to a
+/// character boundary (so that what follows is text of its own).
+fn kept(last: &str, new: &str) -> usize {
+    let mut kept = last
+        .as_bytes()
+        .iter()
+        .zip(new.as_bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !new.is_char_boundary(kept) {
+        kept -= 1;
+    }
+    kept
+}
+
+/// `last` changed to keep its first `kept` bytes and end with `tail`;
+/// `None` when `kept` is not a character boundary of `last`.
+fn changed(last: &mut String, kept: usize, tail: &str) -> Option<()> {
+    if kept > last.len() || !last.is_char_boundary(kept) {
+        return None;
+    }
+    last.truncate(kept);
+    last.push_str(tail);
+    Some(())
+}
+
+/// A frame's length for `body` bytes, checked.
+fn frame_length(body: usize) -> io::Result<[u8; 4]> {
+    u32::try_from(body)
+        .ok()
+        .filter(|&length| length <= MOST_FRAME)
+        .map(u32::to_le_bytes)
+        .ok_or_else(|| io::Error::other("a frame over 1 GiB"))
+}
+
 impl<'a> Job<'a> {
-    /// Writes this job as one frame, the payload as it is.
+    /// Writes this job as one frame.
     fn write(&self, out: &mut impl Write) -> io::Result<()> {
         let marker = self.marker.unwrap_or_default();
         let marker_length = match self.marker {
             Some(marker) => u32::try_from(marker.len()).map_err(io::Error::other)?,
             None => NO_MARKER,
         };
-        let length = 1 + 4 + marker.len() + self.payload.len();
-        let length = u32::try_from(length)
-            .ok()
-            .filter(|&length| length <= MOST_FRAME)
-            .ok_or_else(|| io::Error::other("a frame over 1 GiB"))?;
-        out.write_all(&length.to_le_bytes())?;
+        let kept = u32::try_from(self.kept).map_err(io::Error::other)?;
+        out.write_all(&frame_length(1 + 4 + marker.len() + 4 + self.tail.len())?)?;
         out.write_all(&[JOB])?;
         out.write_all(&marker_length.to_le_bytes())?;
         out.write_all(marker.as_bytes())?;
-        out.write_all(self.payload.as_bytes())?;
+        out.write_all(&kept.to_le_bytes())?;
+        out.write_all(self.tail.as_bytes())?;
         out.flush()
     }
 
@@ -125,40 +161,47 @@ impl<'a> Job<'a> {
     fn read(frame: &'a [u8]) -> Option<Job<'a>> {
         let rest = frame.strip_prefix(&[JOB])?;
         let (length, rest) = rest.split_first_chunk::<4>()?;
-        let (marker, payload) = match u32::from_le_bytes(*length) {
+        let (marker, rest) = match u32::from_le_bytes(*length) {
             NO_MARKER => (None, rest),
             length => {
-                let (marker, payload) = rest.split_at_checked(length as usize)?;
-                (Some(std::str::from_utf8(marker).ok()?), payload)
+                let (marker, rest) = rest.split_at_checked(length as usize)?;
+                (Some(std::str::from_utf8(marker).ok()?), rest)
             }
         };
+        let (kept, tail) = rest.split_first_chunk::<4>()?;
         Some(Job {
-            payload: std::str::from_utf8(payload).ok()?,
             marker,
+            kept: u32::from_le_bytes(*kept) as usize,
+            tail: std::str::from_utf8(tail).ok()?,
         })
     }
 }
 
-/// Writes a rendered text as one frame, as it is.
-fn write_text(out: &mut impl Write, text: &str) -> io::Result<()> {
-    let length = u32::try_from(1 + text.len())
-        .ok()
-        .filter(|&length| length <= MOST_FRAME)
-        .ok_or_else(|| io::Error::other("a frame over 1 GiB"))?;
-    out.write_all(&length.to_le_bytes())?;
+/// Writes a rendered text as one frame: what it keeps of `last`, the
+/// bytes after.
+fn write_text(out: &mut impl Write, last: &str, text: &str) -> io::Result<()> {
+    let kept = kept(last, text);
+    let tail = &text[kept..];
+    out.write_all(&frame_length(1 + 4 + tail.len())?)?;
     out.write_all(&[TEXT])?;
-    out.write_all(text.as_bytes())?;
+    out.write_all(&u32::try_from(kept).map_err(io::Error::other)?.to_le_bytes())?;
+    out.write_all(tail.as_bytes())?;
     out.flush()
 }
 
-/// A worker's answer frame: a rendered text, or JSON.
-fn read_answer(frame: Vec<u8>) -> Option<Answer> {
-    if frame.first() == Some(&TEXT) {
-        let mut text = frame;
-        text.remove(0);
+/// A worker's answer frame: a rendered text, made from `last` (the last
+/// text it sent, which it then becomes), or JSON.
+fn read_answer(frame: Vec<u8>, last: &mut String) -> Option<Answer> {
+    if let Some(rest) = frame.strip_prefix(&[TEXT]) {
+        let (kept, tail) = rest.split_first_chunk::<4>()?;
+        changed(
+            last,
+            u32::from_le_bytes(*kept) as usize,
+            std::str::from_utf8(tail).ok()?,
+        )?;
         return Some(Answer {
             ready: None,
-            text: Some(String::from_utf8(text).ok()?),
+            text: Some(last.clone()),
             error: None,
         });
     }
@@ -285,6 +328,9 @@ pub fn serve(mut input: impl Read, mut output: impl Write) -> i32 {
     }
     // The setup's request and template are no longer needed as text.
     drop(setup);
+    // The last payload received and the last text sent.
+    let mut payload = String::new();
+    let mut last = String::new();
     loop {
         let frame = match read_frame(&mut input) {
             Ok(Some(frame)) => frame,
@@ -294,10 +340,17 @@ pub fn serve(mut input: impl Read, mut output: impl Write) -> i32 {
         let Some(job) = Job::read(&frame) else {
             return 2;
         };
-        let rendered = renderer.render(job.payload, job.marker);
+        if changed(&mut payload, job.kept, job.tail).is_none() {
+            return 2;
+        }
+        let rendered = renderer.render(&payload, job.marker);
         drop(frame);
         let written = match rendered {
-            Ok(text) => write_text(&mut output, &text),
+            Ok(text) => {
+                let written = write_text(&mut output, &last, &text);
+                last = text;
+                written
+            }
             Err(error) => {
                 let answer = Answer {
                     ready: None,
@@ -372,6 +425,7 @@ impl Renderers for WorkerRenderers {
             String::from_utf8_lossy(&text).into_owned()
         });
         let worker = Worker {
+            last: Mutex::new((String::new(), String::new())),
             state: Mutex::new(State {
                 child,
                 stdin: Some(stdin),
@@ -390,7 +444,11 @@ impl Renderers for WorkerRenderers {
                 memory_mib: self.limits.memory_mib,
             },
         };
-        let answer = worker.exchange(&|stdin| write_frame(stdin, &setup), started)?;
+        let answer = worker.exchange(
+            &|stdin| write_frame(stdin, &setup),
+            &mut String::new(),
+            started,
+        )?;
         match answer {
             Answer {
                 ready: Some(true), ..
@@ -406,6 +464,9 @@ impl Renderers for WorkerRenderers {
 /// A running worker, one request at a time.
 struct Worker {
     state: Mutex<State>,
+    /// The last payload sent and the last text received: what the next
+    /// job and answer are changes of.
+    last: Mutex<(String, String)>,
     limits: TemplateLimits,
     /// Set when nobody waits for the pack any more: the worker is ended.
     cancel: Cancel,
@@ -431,6 +492,7 @@ impl Worker {
     fn exchange(
         &self,
         message: &dyn Fn(&mut ChildStdin) -> io::Result<()>,
+        text: &mut String,
         since: Instant,
     ) -> Result<Answer, Error> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
@@ -460,7 +522,7 @@ impl Worker {
         };
         state.spent += since.elapsed();
         match received {
-            Ok(frame) => read_answer(frame).ok_or_else(|| {
+            Ok(frame) => read_answer(frame, text).ok_or_else(|| {
                 let limit = TemplateLimit::Ended;
                 stop(&mut state, limit, self.limits)
             }),
@@ -553,8 +615,20 @@ fn signal_of(_status: &std::process::ExitStatus) -> Option<Signal> {
 
 impl Render for Worker {
     fn render(&self, payload: &str, marker: Option<&str>) -> Result<String, Error> {
-        let job = Job { payload, marker };
-        match self.exchange(&|stdin| job.write(stdin), Instant::now())? {
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        let (sent, text) = &mut *last;
+        let kept = kept(sent, payload);
+        let job = Job {
+            marker,
+            kept,
+            tail: &payload[kept..],
+        };
+        let answer = self.exchange(&|stdin| job.write(stdin), text, Instant::now());
+        // Sent or not, the worker is told no other payload: one that
+        // was not sent ends the worker, and a new one starts afresh.
+        sent.truncate(kept);
+        sent.push_str(&payload[kept..]);
+        match answer? {
             Answer {
                 text: Some(text), ..
             } => Ok(text),
@@ -580,29 +654,62 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_job_and_a_text_cross_as_they_are() {
-        let payload = "{\"a\": \"\\\"quoted\\\"\\n\"}\u{0}\u{FFFF}é";
-        for marker in [None, Some(""), Some("\u{E000}m")] {
+    fn jobs_and_texts_cross_as_changes_of_the_last() {
+        let payloads = [
+            "{\"a\": \"\\\"quoted\\\"\\n\"}\u{0}\u{FFFF}é",
+            "{\"a\": \"\\\"quoted\\\"\\n\"}\u{0}\u{FFFF}è and more",
+            "",
+            "x",
+            "xé",
+            "xè",
+        ];
+        let (mut sent, mut received) = (String::new(), String::new());
+        let (mut payload, mut last) = (String::new(), String::new());
+        for (i, new) in payloads.iter().enumerate() {
+            let marker = [None, Some(""), Some("\u{E000}m")][i % 3];
+            let kept = kept(&sent, new);
             let mut frame = Vec::new();
-            Job { payload, marker }.write(&mut frame).unwrap();
+            Job {
+                marker,
+                kept,
+                tail: &new[kept..],
+            }
+            .write(&mut frame)
+            .unwrap();
+            sent = new.to_string();
             let read = read_frame(&mut frame.as_slice()).unwrap().unwrap();
             let job = Job::read(&read).unwrap();
-            assert_eq!((job.payload, job.marker), (payload, marker));
+            assert_eq!(job.marker, marker);
+            changed(&mut payload, job.kept, job.tail).unwrap();
+            assert_eq!(payload, *new);
+            // The worker's answer: the payload reversed, as a change of the
+            // last text it sent.
+            let text: String = new.chars().rev().collect();
+            let mut frame = Vec::new();
+            write_text(&mut frame, &last, &text).unwrap();
+            last = text.clone();
+            let read = read_frame(&mut frame.as_slice()).unwrap().unwrap();
+            let answer = read_answer(read, &mut received).unwrap();
+            assert_eq!(answer.text.as_deref(), Some(text.as_str()));
+            assert_eq!(received, text);
         }
-        let mut frame = Vec::new();
-        write_text(&mut frame, payload).unwrap();
-        let read = read_frame(&mut frame.as_slice()).unwrap().unwrap();
-        assert_eq!(read_answer(read).unwrap().text.as_deref(), Some(payload));
     }
 
     #[test]
     fn a_frame_that_is_no_job_or_no_text_is_refused() {
         assert!(Job::read(b"{\"payload\": \"x\"}").is_none());
         assert!(Job::read(b"J\x05\x00\x00\x00ab").is_none());
-        assert!(Job::read(b"J\xff\xff\xff\xff\xc3").is_none());
-        assert!(read_answer(b"T\xc3".to_vec()).is_none());
-        let error =
-            read_answer(br#"{"error":{"code":"invalid-chat-template","problem":"p"}}"#.to_vec());
+        assert!(Job::read(b"J\xff\xff\xff\xff\x00\x00\x00\x00\xc3").is_none());
+        let mut last = "é".to_owned();
+        assert!(read_answer(b"T\x00\x00\x00\x00\xc3".to_vec(), &mut last).is_none());
+        // A change that would cut a character in two, or keep more than
+        // there is.
+        assert!(read_answer(b"T\x01\x00\x00\x00x".to_vec(), &mut last).is_none());
+        assert!(read_answer(b"T\x09\x00\x00\x00x".to_vec(), &mut last).is_none());
+        let error = read_answer(
+            br#"{"error":{"code":"invalid-chat-template","problem":"p"}}"#.to_vec(),
+            &mut last,
+        );
         assert!(error.unwrap().error.is_some());
     }
 }
