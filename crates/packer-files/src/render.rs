@@ -107,12 +107,17 @@ const NO_MARKER: u32 = u32::MAX;
 /// How many leading bytes `new` shares with `last`, cut back to a
 /// character boundary (so that what follows is text of its own).
 fn kept(last: &str, new: &str) -> usize {
-    let mut kept = last
-        .as_bytes()
-        .iter()
-        .zip(new.as_bytes())
-        .take_while(|(a, b)| a == b)
-        .count();
+    let (a, b) = (last.as_bytes(), new.as_bytes());
+    let shorter = a.len().min(b.len());
+    // Block by block (one vectorized compare each), then byte by byte.
+    const BLOCK: usize = 64;
+    let mut kept = 0;
+    while kept + BLOCK <= shorter && a[kept..kept + BLOCK] == b[kept..kept + BLOCK] {
+        kept += BLOCK;
+    }
+    while kept < shorter && a[kept] == b[kept] {
+        kept += 1;
+    }
     while !new.is_char_boundary(kept) {
         kept -= 1;
     }
