@@ -123,6 +123,11 @@ TEMPLATES = {
         "{% endfor %}{% set x = messages|length ~ (1 + 2) ~ ('a' ~ 2.5)|upper %}{{ x }}|"
         "{{ (messages[0].content ~ '')|length > 0 }}|{{ messages[0] ~ '' }}"
     ),
+    "joined with join": (
+        "{{ [1, 2.5, none, true, 'a', [1, 'b'], 1e16]|join(', ') }}|{{ 'abc'|join('-') }}|{{ missing|join(',') }}|"
+        "{{ messages|map(attribute='role')|join(' ') }}|{{ [1, 2]|join }}|{{ ['x', 'y']|join(1) }}|"
+        "{% for tool in tools or [] %}{{ tool.function.parameters.properties.n.values()|join(';') }}{% endfor %}"
+    ),
     "markup added": (
         "{{ '<b>'|safe + '<i> & \"q\" \\'s\\'' }}|{{ 'x<' + '<y>'|safe }}|{{ ('<a>'|safe + '<') + '>' }}|"
         "{{ '<p>'|escape + '<' }}|{{ ('<a>'|safe ~ '<') + '>' }}|{{ 1 + 2 }}|{{ [1] + [2] }}\n"

@@ -16,7 +16,7 @@
 //! - numbers: a float prints as Python prints it (`1e+16`, `-0.0`), also
 //!   a float written in the template; integers are read from the request
 //!   as Python reads them (the `numbers` module);
-//! - `a ~ b` joins Python's `str()` of each side, and in a template that
+//! - `a ~ b` and `join` join Python's `str()` of each item, and in a template that
 //!   marks strings safe `a + b` escapes a string joined to a safe one, as
 //!   Jinja2's `Markup` does (the `operators` module writes each as a call
 //!   of a function here);
@@ -84,6 +84,7 @@ impl Environment {
         environment.add_filter("tojson", tojson);
         environment.add_filter("string", string);
         environment.add_filter("length", length);
+        environment.add_filter("join", join_filter);
         environment.add_filter("count", length);
         // Jinja2's `select`, `reject`, `selectattr`, `rejectattr` and `map`
         // give nothing for `None` (they start with `if value:`), and give a
@@ -481,6 +482,29 @@ fn length(value: &Value) -> Result<usize, minijinja::Error> {
 fn join(left: &Value, right: &Value) -> Result<Value, minijinja::Error> {
     let mut joined = python_str(left)?;
     joined.push_str(&python_str(right)?);
+    Ok(Value::from(joined))
+}
+
+/// Jinja2's `join` (without autoescape): `str(d).join(map(str, value))`,
+/// so each item is Python's `str()` of it (`None`, `True`, `1e+16`).
+fn join_filter(value: &Value, joiner: Option<Value>) -> Result<Value, minijinja::Error> {
+    let joiner = match joiner {
+        Some(joiner) => python_str(&joiner)?,
+        None => String::new(),
+    };
+    if value.is_none() || is_trap(value) {
+        return Err(minijinja::Error::new(
+            ErrorKind::InvalidOperation,
+            "cannot join None (Jinja2 raises: it is not iterable)",
+        ));
+    }
+    let mut joined = String::new();
+    for (index, item) in value.try_iter()?.enumerate() {
+        if index > 0 {
+            joined.push_str(&joiner);
+        }
+        joined.push_str(&python_str(&item)?);
+    }
     Ok(Value::from(joined))
 }
 
