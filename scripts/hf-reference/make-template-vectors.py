@@ -135,6 +135,7 @@ TEMPLATES = {
         "{% for m in messages %}{% set c = m.content|tojson|safe %}{{ m.role + '[' + c }}\n{% endfor %}"
     ),
     "markup plus number": "{{ 'a'|safe + 1 }}",
+    "debug": "{{ messages[0].role }}{{ debug() }}",
     "raw blocks": (
         "{% for m in messages %}<|{{ m.role }}|>{% raw %}\n{% endraw %}{{ m.content }}"
         "{% raw -%}\n  [x]\n{% endraw %}\n  {% raw %}\n\n{{ y }}{% endraw %}{% endfor %}"

@@ -156,6 +156,9 @@ impl Environment {
         });
         environment.add_test("iterable", is_iterable);
         environment.add_test("none", is_none);
+        // minijinja's `debug()` prints the whole context; Jinja2 has no
+        // such global (a template calling it fails there).
+        environment.remove_global("debug");
         environment.add_function("raise_exception", raise_exception);
         environment.add_function("strftime_now", move |format: String| strftime(now, &format));
         for (name, value) in globals {
