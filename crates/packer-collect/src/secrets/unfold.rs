@@ -32,10 +32,35 @@ pub(super) fn views(text: &str) -> impl Iterator<Item = Vec<u8>> + '_ {
 
 /// `text` without its invisible characters, if it has any.
 fn without_invisible(text: &str) -> Option<Vec<u8>> {
-    if text.is_ascii() || !text.contains(&INVISIBLE[..]) {
+    if !has_invisible(text) {
         return None;
     }
     Some(text.replace(&INVISIBLE[..], "").into_bytes())
+}
+
+/// Whether `text` holds an invisible character: its runs of ASCII are
+/// passed over 64 bytes at a time (every invisible character is outside
+/// ASCII), the rest a character at a time.
+fn has_invisible(text: &str) -> bool {
+    const BLOCK: usize = 64;
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        if at + BLOCK <= bytes.len() && bytes[at..at + BLOCK].is_ascii() {
+            at += BLOCK;
+        } else if bytes[at].is_ascii() {
+            at += 1;
+        } else {
+            // `at` is a character's first byte: ASCII bytes and whole
+            // characters were passed over.
+            let c = text[at..].chars().next().unwrap_or_default();
+            if INVISIBLE.contains(&c) {
+                return true;
+            }
+            at += c.len_utf8();
+        }
+    }
+    false
 }
 
 /// `text` with its percent escapes decoded, if it has any.
@@ -106,6 +131,18 @@ fn joined(text: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn invisible_characters_are_found_wherever_they_are(
+            head in 0usize..150,
+            text in "[a é日\u{200B}\u{200C}\u{200D}\u{2060}\u{FEFF}\u{00AD}\u{2061}]{0,12}",
+            tail in 0usize..150,
+        ) {
+            let text = format!("{}{text}{}", "x".repeat(head), "y".repeat(tail));
+            proptest::prop_assert_eq!(has_invisible(&text), text.contains(&INVISIBLE[..]));
+        }
+    }
 
     fn view(make: View, text: &str) -> Option<String> {
         make(text).map(|bytes| String::from_utf8(bytes).unwrap())
