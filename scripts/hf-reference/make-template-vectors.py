@@ -133,6 +133,8 @@ TEMPLATES = {
         "{{ '<p>'|escape + '<' }}|{{ ('<a>'|safe ~ '<') + '>' }}|{{ 1 + 2 }}|{{ [1] + [2] }}\n"
         "{% for tool in tools or [] %}{{ 'Use '|safe + tool.function.name + ': '|safe + tool|tojson }}\n{% endfor %}"
         "{% for m in messages %}{% set c = m.content|tojson|safe %}{{ m.role + '[' + c }}\n{% endfor %}"
+        "{{ '\"q\" \\'s\\' a/b <>&'|e }}|{{ 5|escape }}|{{ none|e }}|{{ missing|e }}|{{ 'x&'|safe|e }}|"
+        "{{ messages[0].content|e + '&' }}"
     ),
     "markup plus number": "{{ 'a'|safe + 1 }}",
     "debug": "{{ messages[0].role }}{{ debug() }}",

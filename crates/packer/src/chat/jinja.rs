@@ -129,20 +129,21 @@ impl Environment {
         // does not. A rendering made to check it marks safe strings so that
         // `+` fails on them.
         environment.add_filter("safe", |state: &State, value: String| {
-            if state.lookup(SAFE_CHECK).is_some() {
-                Value::from_object(SafeTrap(value))
-            } else {
-                Value::from_safe_string(value)
-            }
+            markup(value, state.lookup(SAFE_CHECK).is_some())
         });
+        // markupsafe's `escape`: a `Markup` as it is, anything else its
+        // `str()` escaped (`&#34;` and `&#39;`, `/` kept; minijinja's own
+        // writes `&quot;`, `&#x27;` and `&#x2f;`).
         for name in ["escape", "e"] {
             environment.add_filter(name, |state: &State, value: &Value| {
-                let escaped = minijinja::filters::escape(state, value)?;
-                Ok::<_, minijinja::Error>(if state.lookup(SAFE_CHECK).is_some() {
-                    Value::from_object(SafeTrap(escaped.to_string()))
-                } else {
-                    escaped
-                })
+                let (text, safe) = match string_of(value) {
+                    Some(string) => string,
+                    None => (python_str(value)?, false),
+                };
+                Ok::<_, minijinja::Error>(markup(
+                    escaped(text, safe),
+                    state.lookup(SAFE_CHECK).is_some(),
+                ))
             });
         }
         // Jinja2's `number` is Python's `Number` (booleans too).
@@ -524,30 +525,39 @@ fn python_str(value: &Value) -> Result<String, minijinja::Error> {
 /// joined to a string HTML-escapes the string (markupsafe's `escape`) and
 /// stays safe; anything else is minijinja's `+`.
 fn add(left: Value, right: Value) -> Result<Value, minijinja::Error> {
-    let markup = |value: &Value| -> Option<(String, bool)> {
-        if let Some(trap) = value.downcast_object_ref::<SafeTrap>() {
-            return Some((trap.0.clone(), true));
-        }
-        value
-            .as_str()
-            .map(|text| (text.to_owned(), value.is_safe()))
-    };
     let trapped = value_is_safe_trap(&left) || value_is_safe_trap(&right);
-    match (markup(&left), markup(&right)) {
+    match (string_of(&left), string_of(&right)) {
         (Some((left, left_safe)), Some((right, right_safe))) if left_safe || right_safe => {
             let mut joined = escaped(left, left_safe);
             joined.push_str(&escaped(right, right_safe));
-            Ok(if trapped {
-                Value::from_object(SafeTrap(joined))
-            } else {
-                Value::from_safe_string(joined)
-            })
+            Ok(markup(joined, trapped))
         }
         _ if trapped || left.is_safe() || right.is_safe() => Err(minijinja::Error::new(
             ErrorKind::InvalidOperation,
             "a string marked safe added to what is not a string",
         )),
         _ => plain_add(left, right),
+    }
+}
+
+/// The text of a string and whether it is marked safe (a [`SafeTrap`] is);
+/// `None` for what is not a string.
+fn string_of(value: &Value) -> Option<(String, bool)> {
+    if let Some(trap) = value.downcast_object_ref::<SafeTrap>() {
+        return Some((trap.0.clone(), true));
+    }
+    value
+        .as_str()
+        .map(|text| (text.to_owned(), value.is_safe()))
+}
+
+/// `text` marked safe, as Jinja2's `Markup`; in the rendering made to
+/// check safe strings (`check`), a [`SafeTrap`].
+fn markup(text: String, check: bool) -> Value {
+    if check {
+        Value::from_object(SafeTrap(text))
+    } else {
+        Value::from_safe_string(text)
     }
 }
 
