@@ -281,11 +281,7 @@ const MOST_FRAME: u32 = 1 << 30;
 
 fn write_frame(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
     let bytes = serde_json::to_vec(value).map_err(io::Error::other)?;
-    let length = u32::try_from(bytes.len())
-        .ok()
-        .filter(|&length| length <= MOST_FRAME)
-        .ok_or_else(|| io::Error::other("a frame over 1 GiB"))?;
-    out.write_all(&length.to_le_bytes())?;
+    out.write_all(&frame_length(bytes.len())?)?;
     out.write_all(&bytes)?;
     out.flush()
 }
@@ -629,10 +625,9 @@ impl Render for Worker {
             tail: &payload[kept..],
         };
         let answer = self.exchange(&|stdin| job.write(stdin), text, Instant::now());
-        // Sent or not, the worker is told no other payload: one that
-        // was not sent ends the worker, and a new one starts afresh.
-        sent.truncate(kept);
-        sent.push_str(&payload[kept..]);
+        // The payload the worker now holds (a worker that could not be
+        // sent the job was stopped, and is sent nothing again).
+        changed(sent, kept, job.tail).expect("`kept` bytes of `sent` are a prefix of it");
         match answer? {
             Answer {
                 text: Some(text), ..
