@@ -74,7 +74,6 @@ mod wordpiece;
 
 use std::borrow::Cow;
 
-use regex_automata::meta::Cache;
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -82,13 +81,12 @@ use serde_json::value::RawValue;
 use super::family::{TopLevel, json_error, unsupported};
 use super::known::Visitor;
 use super::pretokenize::{
-    Behavior, PrependScheme, SplitRegex, Stage, count_before_piece_at, for_each_piece,
+    Behavior, Cache, PrependScheme, SplitRegex, Stage, count_before_piece_at, for_each_piece,
     split_ranges, split_ranges_by, splitting_of,
 };
 use super::{Engine, Splitting, Stretch};
 use crate::error::Error;
 use crate::tokens::bpe::{Pieces, with_state};
-use crate::tokens::walker::Walker;
 use added::{Added, AddedToken, Split};
 use pipeline::{Norm, PreTokenizer, check_growth, parse_normalizer, parse_pre_tokenizer};
 
@@ -163,13 +161,6 @@ struct ModelType<'a> {
 fn is_list<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
     let raw = <&RawValue>::deserialize(deserializer)?;
     Ok(raw.get().starts_with('['))
-}
-
-/// One thread's search state for a [`HuggingFace`] engine: a cache per
-/// split stage, and the walker's for a single tiktoken-family split.
-struct Caches {
-    stages: Vec<Cache>,
-    walker: Option<regex_automata::hybrid::dfa::Cache>,
 }
 
 /// A loaded `tokenizer.json`: normalization, pre-tokenizer stages and the
@@ -261,14 +252,8 @@ impl<M: PieceModel> HuggingFace<M> {
     /// Runs `f` with this thread's search caches (one per split stage) and
     /// piece counts.
     fn with_state<R>(&self, f: impl FnOnce(&mut Vec<Cache>, &mut Pieces) -> R) -> R {
-        self.with_caches(|caches, pieces| f(&mut caches.stages, pieces))
-    }
-
-    /// [`HuggingFace::with_state`] with the walker's cache too.
-    fn with_caches<R>(&self, f: impl FnOnce(&mut Caches, &mut Pieces) -> R) -> R {
-        let caches = || Caches {
-            stages: self
-                .stages
+        let caches = || -> Vec<Cache> {
+            self.stages
                 .iter()
                 .filter_map(|stage| match stage {
                     Stage::Split { regex, .. }
@@ -281,11 +266,7 @@ impl<M: PieceModel> HuggingFace<M> {
                     | Stage::Bert
                     | Stage::Punctuation { .. } => None,
                 })
-                .collect(),
-            walker: match self.stages.as_slice() {
-                [Stage::Split { regex, .. }] => regex.walker().map(Walker::create_cache),
-                _ => None,
-            },
+                .collect()
         };
         with_state(self, caches, f)
     }
@@ -420,18 +401,18 @@ impl<M: PieceModel> HuggingFace<M> {
     }
 
     /// [`HuggingFace::count_plain`] for a pipeline that is one split of the
-    /// tiktoken family: its pieces by the walker (the anchored matches that
-    /// tile the text, as the split's regex finds them).
-    fn count_walked(
+    /// tiktoken family: its pieces as one anchored pass finds them (the
+    /// matches that tile the text, which the split makes its pieces).
+    fn count_split(
         &self,
-        walker: &Walker,
-        cache: &mut regex_automata::hybrid::dfa::Cache,
+        regex: &SplitRegex,
+        cache: &mut Cache,
         pieces: &mut Pieces,
         text: &str,
     ) -> usize {
         let mut count = 0;
         let mut seen = 0usize;
-        walker.for_each_piece(cache, text, |piece, _| {
+        for_each_piece(regex, cache, text, 0, |piece, _| {
             seen += 1;
             if seen.is_multiple_of(crate::cancel::STEPS_PER_CHECKPOINT) {
                 crate::cancel::checkpoint();
@@ -549,12 +530,9 @@ impl<M: PieceModel> Engine for HuggingFace<M> {
     fn count(&self, text: &str) -> usize {
         let Some(added) = self.added.as_ref().filter(|_| self.added_tokens_act(text)) else {
             let (text, origin) = self.normalize_at(text, true);
-            return self.with_caches(|caches, pieces| {
-                let walker = self.single_split().and_then(SplitRegex::walker);
-                match (walker, caches.walker.as_mut()) {
-                    (Some(walker), Some(cache)) => self.count_walked(walker, cache, pieces, &text),
-                    _ => self.count_plain(&mut caches.stages, pieces, &text, origin),
-                }
+            return self.with_state(|caches, pieces| match self.single_split() {
+                Some(regex) => self.count_split(regex, &mut caches[0], pieces, &text),
+                None => self.count_plain(caches, pieces, &text, origin),
             });
         };
         // The reference's `extract_and_normalize` (see the `added` module).
@@ -724,23 +702,13 @@ impl<M: PieceModel> Engine for HuggingFace<M> {
             return false;
         };
         *visit.text_checked() = true;
-        self.with_caches(
-            |caches, pieces| match (regex.walker(), caches.walker.as_mut()) {
-                // Pieces with how far past each the split read, so that a
-                // recount can skip the settled ones.
-                (Some(walker), Some(cache)) => {
-                    let Some(rest) = text.get(from..) else {
-                        return;
-                    };
-                    walker.for_each_piece(cache, rest, |piece, beyond| {
-                        visit.piece_read(piece, beyond, |piece| self.piece_tokens(pieces, piece))
-                    });
-                }
-                _ => for_each_piece(regex, &mut caches.stages[0], text, from, |piece| {
-                    visit.piece(piece, |piece| self.piece_tokens(pieces, piece))
-                }),
-            },
-        );
+        self.with_state(|caches, pieces| {
+            // With how far past each piece the split read, so that a
+            // recount can skip the settled ones.
+            for_each_piece(regex, &mut caches[0], text, from, |piece, beyond| {
+                visit.piece_read(piece, beyond, |piece| self.piece_tokens(pieces, piece))
+            });
+        });
         true
     }
 }

@@ -97,13 +97,6 @@ pub(crate) enum Visitor<'v, 'a> {
 pub(crate) const UNKNOWN: usize = usize::MAX;
 
 impl Visitor<'_, '_> {
-    /// The next piece, whose tokens `count` gives; false to stop. The split
-    /// may have read anything after the piece.
-    #[inline]
-    pub(crate) fn piece(&mut self, piece: &str, count: impl FnOnce(&str) -> usize) -> bool {
-        self.piece_read(piece, UNKNOWN, count)
-    }
-
     /// Whether the engine has found, in an earlier walk of this visitor,
     /// that it can split this text piece by piece (a check of the whole
     /// text, which a walk resumed after a skip need not make again): the

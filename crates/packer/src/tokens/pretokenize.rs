@@ -25,11 +25,12 @@
 //! Whether a file's split is of the tiktoken family, so that a text may be
 //! counted in parts, is decided here too ([`splitting_of`]).
 
-use regex_automata::meta::{Cache, Regex};
+use regex_automata::meta::{self, Regex};
 use regex_automata::util::syntax;
 use regex_automata::{Anchored, Input};
 
 use super::Splitting;
+use super::known::UNKNOWN;
 use super::walker::Walker;
 
 /// The two final alternatives every current byte-level pattern ends with.
@@ -39,6 +40,13 @@ const LOOKAHEAD_TAIL: &str = r"|\s+(?!\S)|\s+";
 /// when its `use_regex` is true.
 pub(crate) const GPT2_PATTERN: &str =
     r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+
+/// One thread's search state for a [`SplitRegex`]: the regex's, and its
+/// walker's when it has one.
+pub(crate) struct Cache {
+    search: meta::Cache,
+    walk: Option<regex_automata::hybrid::dfa::Cache>,
+}
 
 /// A split pattern compiled for exact matching.
 #[derive(Debug)]
@@ -157,7 +165,10 @@ impl SplitRegex {
 
     /// A search cache for this regex (one per thread).
     pub(crate) fn create_cache(&self) -> Cache {
-        self.regex.create_cache()
+        Cache {
+            search: self.regex.create_cache(),
+            walk: self.walker.as_deref().map(Walker::create_cache),
+        }
     }
 
     /// The next match in `text` at or after `from`, as a byte range, found
@@ -169,7 +180,7 @@ impl SplitRegex {
         from: usize,
     ) -> Option<(usize, usize)> {
         let input = Input::new(text).range(from..);
-        let found = self.regex.search_with(cache, &input)?;
+        let found = self.regex.search_with(&mut cache.search, &input)?;
         Some((found.start(), self.end_of(text, found)))
     }
 
@@ -177,7 +188,7 @@ impl SplitRegex {
     /// the text, as tiktoken-style patterns do).
     pub(crate) fn match_at(&self, cache: &mut Cache, text: &str, from: usize) -> Option<usize> {
         let input = Input::new(text).range(from..).anchored(Anchored::Yes);
-        let found = self.regex.search_with(cache, &input)?;
+        let found = self.regex.search_with(&mut cache.search, &input)?;
         Some(self.end_of(text, found))
     }
 
@@ -501,21 +512,29 @@ pub(crate) fn splitting_of(regex: &SplitRegex, prefix_space: bool) -> Splitting 
 /// count and where the containing piece starts (see
 /// [`super::Counter::count_before_piece_at`]).
 /// Calls `each` with every piece of one pass of `regex` over `text` from
-/// byte `from` (where a piece starts), in order; stops early when `each`
-/// returns false.
+/// byte `from` (where a piece starts), in order, and how many bytes past
+/// the piece the split read to end it ([`UNKNOWN`] when that is not known:
+/// only a pattern with a walker says); stops early when `each` returns
+/// false.
 pub(crate) fn for_each_piece(
     regex: &SplitRegex,
     cache: &mut Cache,
     text: &str,
     from: usize,
-    mut each: impl FnMut(&str) -> bool,
+    mut each: impl FnMut(&str, usize) -> bool,
 ) {
+    if let (Some(walker), Some(walk)) = (regex.walker(), cache.walk.as_mut()) {
+        if let Some(rest) = text.get(from..) {
+            walker.for_each_piece(walk, rest, each);
+        }
+        return;
+    }
     let mut start = from;
     while start < text.len() {
         let Some(end) = regex.match_at(cache, text, start) else {
             return;
         };
-        if !each(&text[start..end]) {
+        if !each(&text[start..end], UNKNOWN) {
             return;
         }
         start = end;
@@ -553,10 +572,11 @@ mod tests {
     fn both_passes(regex: &SplitRegex, text: &str) -> (Vec<usize>, Vec<usize>) {
         let mut cache = regex.create_cache();
         let mut by_regex = Vec::new();
-        for_each_piece(regex, &mut cache, text, 0, |piece| {
-            by_regex.push(piece.len());
-            true
-        });
+        let mut start = 0;
+        while let Some(end) = regex.match_at(&mut cache, text, start) {
+            by_regex.push(end - start);
+            start = end;
+        }
         let walker = regex
             .walker()
             .expect("a tiktoken-family pattern has a walker");

@@ -10,7 +10,6 @@
 use std::borrow::Cow;
 
 use base64::Engine as _;
-use regex_automata::meta::Cache;
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -18,7 +17,7 @@ use serde_json::value::RawValue;
 use super::family::{TekkenConfig, TopLevel, invalid, json_error, unsupported};
 use super::known::Visitor;
 use super::pretokenize::{
-    Behavior, SplitRegex, count_before_piece_at, for_each_piece, split_ranges, splitting_of,
+    Behavior, Cache, SplitRegex, count_before_piece_at, for_each_piece, split_ranges, splitting_of,
 };
 use super::{Engine, Splitting};
 use crate::error::Error;
@@ -87,8 +86,8 @@ impl Engine for Tekken {
             return false;
         }
         self.with_state(|cache, pieces| {
-            for_each_piece(&self.regex, cache, text, from, |piece| {
-                visit.piece(piece, |piece| {
+            for_each_piece(&self.regex, cache, text, from, |piece, beyond| {
+                visit.piece_read(piece, beyond, |piece| {
                     pieces.tokens(piece, |piece| count_ranked(&self.ranks, piece))
                 })
             });
