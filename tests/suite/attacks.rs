@@ -339,6 +339,18 @@ fn hostile_templates_end_in_a_coded_error_and_packer_survives() {
     assert_eq!(ended.status, Some(0), "{}", ended.stderr);
     let summary: Value = serde_json::from_str(&ended.stdout).unwrap();
     assert_eq!(summary["selectedIds"], json!(["a"]));
+    // A template that leaves the message with the payload out would count
+    // a request without the documents, and let the payload pass any
+    // budget: refused.
+    let ended = pack_with_template(dir.path(), "<|start|>user<|message|>hi<|end|>", &small);
+    refused(&ended, 3, "invalid-chat-template");
+    assert!(
+        ended
+            .stderr
+            .contains("does not write the message that holds"),
+        "{}",
+        ended.stderr
+    );
 }
 
 #[test]

@@ -861,13 +861,30 @@ impl Framing {
             .count_framed_around(&text, (at, at + payload.len()), stretch))
     }
 
+    /// An error unless the template writes the payload: the request is
+    /// rendered around a stand-in, which must be in it. A template that
+    /// leaves the message out would count a request without the documents
+    /// (SPEC §2.4: the payload goes into the request).
+    pub(crate) fn check_payload_written(&self) -> Result<(), Error> {
+        let text = self.renderer.render(STAND_IN, None)?;
+        if text.contains(STAND_IN) {
+            return Ok(());
+        }
+        Err(Error::InvalidChatTemplate {
+            problem: "does not write the message that holds {{packer:documents}} (a request \
+                      rendered with it leaves the documents out), or writes it changed \
+                      beyond trimming; packer packs the documents into that message"
+                .into(),
+        })
+    }
+
     /// The request rendered around a stand-in payload, cut where the
     /// stand-in is: `None` when the template does not write it exactly
     /// once, as it is.
     fn frame(&self) -> Option<&(String, String)> {
         self.frame
             .get_or_init(|| {
-                let stand_in = "\u{FDD0}packer:payload\u{FDD1}";
+                let stand_in = STAND_IN;
                 let text = self.renderer.render(stand_in, None).ok()?;
                 let at = text.find(stand_in)?;
                 if text[at + stand_in.len()..].contains(stand_in) {
@@ -897,6 +914,10 @@ impl Framing {
             .clone()
     }
 }
+
+/// A payload put in the request's place to find where the template writes
+/// it (noncharacters around a name: no template trims or cuts them).
+const STAND_IN: &str = "\u{FDD0}packer:payload\u{FDD1}";
 
 /// Whether any string of `request` (its messages, tools and template
 /// arguments) holds a special token's text.

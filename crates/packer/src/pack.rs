@@ -438,6 +438,7 @@ pub fn plan_framed(
     available: u64,
     options: &Options,
 ) -> Result<Plan, Failure> {
+    frame.check_payload_written()?;
     let planned = plan_counting(
         documents,
         frame.counter(),
