@@ -219,18 +219,20 @@ pub(super) fn is_stop(word: &str) -> bool {
 /// identifier too when it has more than one part; words of one character
 /// and stop words are left out.
 pub(super) fn each_term(text: &str, mut each: impl FnMut(&str)) {
-    let mut parts: Vec<String> = Vec::new();
-    let mut whole = String::new();
+    // The word in lower case, and where each of its parts lies in it.
+    let mut lower = String::new();
+    let mut parts: Vec<std::ops::Range<usize>> = Vec::new();
     for word in identifiers(text) {
+        lower.clear();
+        lower.push_str(word);
+        lower.make_ascii_lowercase();
         parts.clear();
         split_identifier(word, &mut parts);
         if parts.len() > 1 {
-            whole.clear();
-            whole.extend(word.chars().map(|c| c.to_ascii_lowercase()));
-            keep(&whole, &mut each);
+            keep(&lower, &mut each);
         }
         for part in &parts {
-            keep(part, &mut each);
+            keep(&lower[part.clone()], &mut each);
         }
     }
 }
@@ -268,35 +270,39 @@ pub(super) fn identifiers(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// `word`'s parts, lower case: split at `_`, then at each change from
-/// lower to upper case, before the last capital of a run of capitals
-/// followed by a lower-case letter (`HTTPResponse` → `http`, `response`),
-/// and between letters and digits.
-pub(super) fn split_identifier(word: &str, parts: &mut Vec<String>) {
-    for piece in word.split('_').filter(|piece| !piece.is_empty()) {
-        let chars: Vec<char> = piece.chars().collect();
-        let mut current = String::new();
-        for (i, &c) in chars.iter().enumerate() {
-            let previous = i.checked_sub(1).map(|p| chars[p]);
-            let next = chars.get(i + 1).copied();
-            let boundary = match previous {
-                None => false,
-                Some(p) => {
-                    (p.is_ascii_lowercase() && c.is_ascii_uppercase())
-                        || (p.is_ascii_uppercase()
-                            && c.is_ascii_uppercase()
-                            && next.is_some_and(|n| n.is_ascii_lowercase()))
-                        || (p.is_ascii_digit() != c.is_ascii_digit())
-                }
-            };
-            if boundary && !current.is_empty() {
-                parts.push(std::mem::take(&mut current));
+/// Where `word`'s parts lie in it (an identifier: ASCII letters, digits
+/// and `_`): split at `_`, then at each change from lower to upper case,
+/// before the last capital of a run of capitals followed by a lower-case
+/// letter (`HTTPResponse` → `HTTP`, `Response`), and between letters and
+/// digits.
+pub(super) fn split_identifier(word: &str, parts: &mut Vec<std::ops::Range<usize>>) {
+    let bytes = word.as_bytes();
+    let mut start = 0;
+    for (i, &c) in bytes.iter().enumerate() {
+        if c == b'_' {
+            if start < i {
+                parts.push(start..i);
             }
-            current.push(c.to_ascii_lowercase());
+            start = i + 1;
+            continue;
         }
-        if !current.is_empty() {
-            parts.push(current);
+        if i == start {
+            continue;
         }
+        let previous = bytes[i - 1];
+        let next = bytes.get(i + 1).copied().filter(|&n| n != b'_');
+        let boundary = (previous.is_ascii_lowercase() && c.is_ascii_uppercase())
+            || (previous.is_ascii_uppercase()
+                && c.is_ascii_uppercase()
+                && next.is_some_and(|n| n.is_ascii_lowercase()))
+            || (previous.is_ascii_digit() != c.is_ascii_digit());
+        if boundary {
+            parts.push(start..i);
+            start = i;
+        }
+    }
+    if start < bytes.len() {
+        parts.push(start..bytes.len());
     }
 }
 
@@ -324,6 +330,9 @@ mod tests {
             let mut parts = Vec::new();
             split_identifier(word, &mut parts);
             parts
+                .into_iter()
+                .map(|part| word[part].to_ascii_lowercase())
+                .collect::<Vec<_>>()
         };
         assert_eq!(split("parseHTTPResponse"), ["parse", "http", "response"]);
         assert_eq!(split("max_file_bytes"), ["max", "file", "bytes"]);
