@@ -98,7 +98,7 @@ mod tally;
 mod xml;
 
 pub use counted::Envelopes;
-pub use entry::{Entries, Entry, EntryCounts, ExcerptLabel, Label, OutlineLabel};
+pub use entry::{Entries, Entry, EntryCounts, ExcerptLabel, Label, OutlineLabel, Written};
 pub use tally::Tally;
 
 /// The reason an omitted entry carries when its document does not fit.

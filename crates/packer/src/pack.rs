@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use crate::chat::{Framing, Rendered};
 use crate::envelope::{
     DEFAULT_NOTE_OMISSIONS_MAX, Entries, Entry, Envelope, Envelopes, ExcerptLabel, Label, Tally,
+    Written,
 };
 use crate::error::Error;
 use crate::fixture::Document;
@@ -614,6 +615,16 @@ pub(crate) fn excerpt_entries<'a>(
     document: &'a Document,
     options: &'a ExcerptOptions,
 ) -> impl Iterator<Item = (Entry, String)> + 'a {
+    excerpts_written(maker, document, options)
+        .map(move |(written, text)| (maker.entry(written), text))
+}
+
+/// [`excerpt_entries`] before each entry is counted.
+fn excerpts_written<'a>(
+    maker: &'a Entries,
+    document: &'a Document,
+    options: &'a ExcerptOptions,
+) -> impl Iterator<Item = (Written, String)> + 'a {
     let focus = Focus::new(&document.content, Some(&options.query), options.context);
     (1..=focus.windows())
         .rev()
@@ -631,7 +642,7 @@ pub(crate) fn excerpt_entries<'a>(
                 of_chars,
             });
             (
-                maker.document(document, &excerpt.text, Some(&label)),
+                maker.written(document, &excerpt.text, Some(&label)),
                 excerpt.text,
             )
         })
@@ -860,10 +871,14 @@ impl<'a> Selector<'a> {
         let document = &excerpts.documents[index];
         let maker = self.layout.entries();
         let before = self.total();
-        for (entry, _) in excerpt_entries(&maker, document, excerpts.options) {
-            if self.crosses(&entry) {
+        for (mut written, _) in excerpts_written(&maker, document, excerpts.options) {
+            if self.crosses_text(written.text()) {
                 return false;
             }
+            if self.surely_over(index, at_end, &mut written) {
+                continue;
+            }
+            let entry = maker.entry(written);
             let after = self.total_with(index, Some(&entry), at_end);
             if after as u64 <= self.available {
                 self.tally.push_counts(index, entry.counts(), at_end);
@@ -882,7 +897,33 @@ impl<'a> Selector<'a> {
     /// selection) has an edge an added token could cross while counting per
     /// entry: then it is not tried, and the run is redone counting whole.
     fn crosses(&mut self, entry: &Entry) -> bool {
-        if !self.whole && self.layout.counter().added_token_may_cross(entry.text()) {
+        self.crosses_text(entry.text())
+    }
+
+    /// Whether `written`, as document `index`'s entry (at the end of the
+    /// payload when `at_end`), surely does not fit, found without counting
+    /// it whole: counting per entry, the payload's count never falls as an
+    /// entry's counts grow, so an entry whose first pieces pass the room
+    /// left over the least any entry adds ([`Entries::floor`]) does not
+    /// fit. `false` when that does not show it (count it then).
+    fn surely_over(&self, index: usize, at_end: bool, written: &mut Written) -> bool {
+        if self.whole {
+            return false;
+        }
+        let maker = self.layout.entries();
+        let total = |tokens| {
+            self.tally
+                .total_with_counts(index, maker.floor(tokens), at_end)
+        };
+        let Some(room) = (self.available as usize).checked_sub(total(0)) else {
+            return true;
+        };
+        maker.passes(written, room) && total(room + 1) as u64 > self.available
+    }
+
+    /// [`Selector::crosses`] for an entry's text.
+    fn crosses_text(&mut self, text: &str) -> bool {
+        if !self.whole && self.layout.counter().added_token_may_cross(text) {
             self.derived_crossed = true;
             return true;
         }

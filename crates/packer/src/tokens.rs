@@ -443,6 +443,15 @@ impl Counter {
         known::record_shared(self.engine, text, from, stop_at, shared)
     }
 
+    /// Whether the count of `text`'s pieces that end by byte `stop` (all
+    /// of them when `stop` is its length) is more than `limit`: the pieces
+    /// are counted in order only until they pass it, so a text far over
+    /// the limit costs a few pieces. `false` also when this counter cannot
+    /// split `text` piece by piece (count it then).
+    pub(crate) fn passes(&self, text: &str, stop: usize, limit: usize) -> bool {
+        known::passes(self.engine, text, stop, limit)
+    }
+
     /// The exact count of `text`, where `skips` are pieces of it noted by
     /// [`Counter::record_shared`]: wherever the split of `text` arrives at
     /// a skip's first byte, the skip's tokens stand for its pieces, which

@@ -175,11 +175,84 @@ impl Entries {
         label: Option<&Label>,
         share: bool,
     ) -> (Entry, Vec<Skip>) {
+        self.counted(self.written(document, content, label), share)
+    }
+
+    /// A document's entry text, not yet counted: `content` (its own or a
+    /// derived document's) and, for a derived document, its label.
+    pub fn written(&self, document: &Document, content: &str, label: Option<&Label>) -> Written {
         let mut verbatim = Vec::new();
-        let mut text = self
+        let text = self
             .envelope
             .layout()
             .document(document, content, label, &mut verbatim);
+        Written { text, verbatim }
+    }
+
+    /// The entry of `written`, counted.
+    pub fn entry(&self, written: Written) -> Entry {
+        self.counted(written, false).0
+    }
+
+    /// The endings an entry is counted before (see [`EntryCounts::ends`]).
+    fn endings(&self) -> &'static [Ending] {
+        match (self.note_max, self.windows) {
+            (Some(_), true) => &[
+                Ending::Plain,
+                Ending::NoneOmitted,
+                Ending::Listed,
+                Ending::MoreOnly,
+            ],
+            (Some(_), false) => &[Ending::NoneOmitted, Ending::Listed, Ending::MoreOnly],
+            (None, _) => &[Ending::Plain],
+        }
+    }
+
+    /// Counts no larger than those of any entry whose counted pieces
+    /// (see [`Entries::passes`]) hold `tokens`: each of an entry's counts
+    /// is those pieces' tokens and what follows them, never less.
+    pub fn floor(&self, tokens: usize) -> EntryCounts {
+        let mut ends = [0; 4];
+        for &ending in self.endings() {
+            ends[ending as usize] = match self.envelope.cut() {
+                Cut::FinalRun => tokens,
+                Cut::Newline { .. } => tokens + self.ending_tokens[ending as usize],
+            };
+        }
+        EntryCounts { next: tokens, ends }
+    }
+
+    /// Whether the entry `written` counts more than `limit` tokens in the
+    /// pieces [`Entries::floor`] stands for, found from its first pieces
+    /// alone (a few of them when it is far over the limit): then its
+    /// counts are at least `floor(limit + 1)`. `false` when it does not,
+    /// or when the counter cannot tell that way (count it then).
+    pub fn passes(&self, written: &mut Written, limit: usize) -> bool {
+        let text = &mut written.text;
+        match self.envelope.cut() {
+            Cut::FinalRun => {
+                // The pieces before the one holding the final `}`, with
+                // the join after it, as `JsonSplit` counts them.
+                let len = text.len();
+                text.push_str(self.shape().join);
+                let passes = self.counter.passes(text, len - 1, limit);
+                text.truncate(len);
+                passes
+            }
+            Cut::Newline {
+                position: Some(start),
+            } => {
+                let full = numbered(start, text);
+                self.counter.passes(&full, full.len(), limit)
+            }
+            Cut::Newline { position: None } => self.counter.passes(text, text.len(), limit),
+        }
+    }
+
+    /// The entry of `written` and, when `share`, the pieces its content is
+    /// sure to have (see [`Counter::record_shared`]).
+    fn counted(&self, written: Written, share: bool) -> (Entry, Vec<Skip>) {
+        let Written { mut text, verbatim } = written;
         // Where the stretches lie in the text the entry is recorded in.
         let shared = |shift: usize| -> Vec<Shared> {
             if !share {
@@ -194,16 +267,7 @@ impl Entries {
                 })
                 .collect()
         };
-        let endings: &[Ending] = match (self.note_max, self.windows) {
-            (Some(_), true) => &[
-                Ending::Plain,
-                Ending::NoneOmitted,
-                Ending::Listed,
-                Ending::MoreOnly,
-            ],
-            (Some(_), false) => &[Ending::NoneOmitted, Ending::Listed, Ending::MoreOnly],
-            (None, _) => &[Ending::Plain],
-        };
+        let endings = self.endings();
         let shape = self.shape();
         let mut ends = [0; 4];
         let (next, known, skips) = match self.envelope.cut() {
@@ -221,11 +285,8 @@ impl Entries {
                     // Counted at position 1; `Envelopes::position_tokens`
                     // adds what other positions cost beyond that.
                     Some(start) => {
-                        let mut full = String::with_capacity(text.len() + 20);
-                        full.push_str(start);
-                        full.push('1');
-                        let from = full.len();
-                        full.push_str(&text);
+                        let full = numbered(start, &text);
+                        let from = full.len() - text.len();
                         match self
                             .counter
                             .record_shared(&full, from, usize::MAX, &shared(from))
@@ -291,6 +352,30 @@ impl Entries {
     }
 }
 
+/// An entry's text before it is counted (see [`Entries::written`]).
+#[derive(Debug)]
+pub struct Written {
+    text: String,
+    verbatim: Vec<super::Verbatim>,
+}
+
+impl Written {
+    /// The entry's text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+/// `text` as the first entry of a numbered list starting `start`, as it is
+/// counted (`Envelopes::position_tokens` adds what other positions cost).
+fn numbered(start: &str, text: &str) -> String {
+    let mut full = String::with_capacity(start.len() + 1 + text.len());
+    full.push_str(start);
+    full.push('1');
+    full.push_str(text);
+    full
+}
+
 /// A JSON entry's count up to its final punctuation run, and where that run
 /// starts (see the module documentation).
 pub(super) struct JsonSplit {
@@ -342,5 +427,108 @@ impl JsonSplit {
         joined.push_str(tail);
         joined.push_str(ending);
         self.stable + counter.count(&joined)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::{Format, Source};
+    use crate::tokens::Encoding;
+
+    fn document(content: &str) -> Document {
+        Document {
+            index: 0,
+            id: "src/lib.rs".into(),
+            source: Source::Url("https://example.com/lib.rs".into()),
+            format: Format::Text,
+            content: content.into(),
+            priority: 0,
+            required: false,
+        }
+    }
+
+    fn at_least(counts: EntryCounts, floor: EntryCounts) -> bool {
+        counts.next >= floor.next && counts.ends.iter().zip(floor.ends).all(|(c, f)| *c >= f)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(64))]
+
+        /// Whenever an entry's first pieces pass a limit, its counts are at
+        /// least the floor past that limit, in every layout, with and
+        /// without notes and windows, excerpt and outline labels alike; and
+        /// its pieces pass exactly the limits below what the floor stands
+        /// for.
+        #[test]
+        fn an_entry_that_passes_a_limit_counts_at_least_the_floor_past_it(
+            content in "[a-z0-9 ,.:{}\"\\\\\n\t日本🙂<>&-]{0,120}",
+            limit in 0usize..80,
+            envelope in 0usize..3,
+            encoding in 0usize..3,
+            notes in proptest::bool::ANY,
+            windows in proptest::bool::ANY,
+            label in 0usize..3,
+        ) {
+            let counter = Counter::new(
+                [Encoding::Cl100kBase, Encoding::O200kBase, Encoding::P50kBase][encoding],
+            );
+            let note_max = notes.then_some(3);
+            let envelope = Envelope::ALL[envelope];
+            let maker = if windows {
+                Entries::for_windows(envelope, counter, note_max)
+            } else {
+                Entries::new(envelope, counter, note_max)
+            };
+            let label = match label {
+                0 => None,
+                1 => Some(Label::Excerpt(ExcerptLabel {
+                    query: "a query".into(),
+                    lines: "1-3,8-9".into(),
+                    of_chars: 120,
+                })),
+                _ => Some(Label::Outline(OutlineLabel {
+                    lines: "1-2".into(),
+                    of_lines: 9,
+                })),
+            };
+            let document = document(&content);
+            let mut written = maker.written(&document, &content, label.as_ref());
+            let text = written.text().to_owned();
+            let passes = maker.passes(&mut written, limit);
+            // Asking leaves the text as it was.
+            proptest::prop_assert_eq!(written.text(), text.as_str());
+            let entry = maker.entry(written);
+            // The same entry as written and counted in one step.
+            let direct = maker.document(&document, &content, label.as_ref());
+            proptest::prop_assert_eq!(entry.text(), direct.text());
+            proptest::prop_assert_eq!(entry.counts(), direct.counts());
+            proptest::prop_assert!(at_least(entry.counts(), maker.floor(0)));
+            if passes {
+                proptest::prop_assert!(at_least(entry.counts(), maker.floor(limit + 1)));
+            }
+            let counts = entry.counts();
+            let mut again = maker.written(&document, &content, label.as_ref());
+            // No count is below what the pieces hold: they never pass the
+            // smallest of them.
+            let least = counts
+                .ends
+                .into_iter()
+                .chain([counts.next])
+                .filter(|&count| count > 0)
+                .min()
+                .unwrap_or(0);
+            proptest::prop_assert!(!maker.passes(&mut again, least));
+            // In a layout whose every count is the pieces' own tokens and
+            // what follows (markdown, xml), the counts are the floor of
+            // those tokens, and the pieces pass a limit exactly when the
+            // entry counts more than it.
+            if envelope.cut() != Cut::FinalRun {
+                let alone = counts.next;
+                proptest::prop_assert_eq!(counts, maker.floor(alone));
+                proptest::prop_assert_eq!(passes, alone > limit);
+                proptest::prop_assert!(maker.passes(&mut again, alone - 1));
+            }
+        }
     }
 }

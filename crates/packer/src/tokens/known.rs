@@ -90,6 +90,7 @@ pub(crate) enum Visitor<'v, 'a> {
     Record(&'v mut Recorder<'a>),
     Match(&'v mut Matcher<'a>),
     Skip(&'v mut Skipper<'a>),
+    Bound(&'v mut Bound),
 }
 
 /// [`Visitor::piece_read`]'s `beyond` when the split may have looked at
@@ -106,6 +107,7 @@ impl Visitor<'_, '_> {
             Visitor::Record(recorder) => &mut recorder.text_checked,
             Visitor::Match(matcher) => &mut matcher.text_checked,
             Visitor::Skip(skipper) => &mut skipper.text_checked,
+            Visitor::Bound(bound) => &mut bound.text_checked,
         }
     }
 
@@ -123,7 +125,51 @@ impl Visitor<'_, '_> {
             Visitor::Record(recorder) => recorder.piece(piece, beyond, count),
             Visitor::Match(matcher) => matcher.piece(piece, count),
             Visitor::Skip(skipper) => skipper.piece(piece, count),
+            Visitor::Bound(bound) => bound.piece(piece, count),
         }
+    }
+}
+
+/// [`crate::tokens::Counter::passes`] with `engine`.
+pub(crate) fn passes(engine: &dyn Engine, text: &str, stop: usize, limit: usize) -> bool {
+    let mut bound = Bound {
+        stop,
+        limit,
+        position: 0,
+        total: 0,
+        passed: false,
+        text_checked: false,
+    };
+    engine.walk(text, 0, Visitor::Bound(&mut bound)) && bound.passed
+}
+
+/// Adds up the tokens of a text's first pieces, those that end by `stop`,
+/// until they pass `limit`.
+pub(crate) struct Bound {
+    stop: usize,
+    limit: usize,
+    position: usize,
+    total: usize,
+    passed: bool,
+    text_checked: bool,
+}
+
+impl Bound {
+    /// The next piece, counted with `count`; false to stop (a piece ends
+    /// past `stop`, or the pieces so far pass the limit).
+    #[inline]
+    fn piece(&mut self, piece: &str, count: impl FnOnce(&str) -> usize) -> bool {
+        let end = self.position + piece.len();
+        if end > self.stop {
+            return false;
+        }
+        self.position = end;
+        self.total += count(piece);
+        if self.total > self.limit {
+            self.passed = true;
+            return false;
+        }
+        true
     }
 }
 
@@ -578,6 +624,34 @@ mod tests {
         // Recording stops before the piece that holds `stop_at`.
         let (before, known) = counter.record("ab cd ef", 2, 6).unwrap();
         assert_eq!((before, known.len(), known.tokens()), (1, 3, 1));
+    }
+
+    /// A text's pieces pass a limit exactly when tiktoken-rs counts the
+    /// text over it, and pieces past `stop` are not counted.
+    #[test]
+    fn pieces_pass_a_limit_as_the_reference_count_does() {
+        for encoding in [
+            Encoding::Cl100kBase,
+            Encoding::O200kBase,
+            Encoding::R50kBase,
+        ] {
+            let counter = Counter::new(encoding);
+            for seed in 0..6 {
+                let text = crate::tokens::tests::varied_text(seed, 600);
+                let tokens = reference(encoding).encode_ordinary(&text).len();
+                for limit in [0, tokens / 2, tokens - 1, tokens, tokens + 1, 10 * tokens] {
+                    assert_eq!(
+                        counter.passes(&text, text.len(), limit),
+                        tokens > limit,
+                        "{encoding:?} seed {seed} limit {limit} of {tokens}"
+                    );
+                }
+            }
+            // "ab cd ef": "ab", " cd", " ef"; by byte 6 only "ab" and " cd".
+            assert!(counter.passes("ab cd ef", 6, 1));
+            assert!(!counter.passes("ab cd ef", 6, 2));
+            assert!(counter.passes("ab cd ef", 8, 2));
+        }
     }
 
     #[test]
