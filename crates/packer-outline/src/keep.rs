@@ -486,8 +486,14 @@ fn index_into(index: &mut Index, root: Node<'_>) {
 /// Records `node` in `index` when it is a comment or an attribute; returns
 /// whether it is a comment (whose inside is not walked).
 fn record(index: &mut Index, node: Node<'_>) -> bool {
-    let attribute = is_attribute(node);
-    let comment = is_comment(node);
+    // Comments and attributes are named nodes in every grammar: a token
+    // (`fn`, `{`) is neither, and its name is not looked up.
+    if !node.is_named() {
+        return false;
+    }
+    let kind = node.kind();
+    let attribute = ATTRIBUTES.contains(&kind);
+    let comment = COMMENTS.contains(&kind);
     if attribute || comment {
         let start = node.start_position();
         let found = Above {
@@ -638,14 +644,15 @@ pub(crate) fn end_row(node: Node<'_>) -> usize {
 
 /// Whether a node is an attribute that goes with the item below it: Rust's
 /// `#[...]`, a JavaScript or TypeScript decorator in a class body.
-pub(crate) fn is_attribute(node: Node<'_>) -> bool {
-    matches!(node.kind(), "attribute_item" | "decorator")
-}
+const ATTRIBUTES: [&str; 2] = ["attribute_item", "decorator"];
 
 /// Whether a node is a comment in any of the grammars.
 pub(crate) fn is_comment(node: Node<'_>) -> bool {
-    matches!(node.kind(), "comment" | "line_comment" | "block_comment")
+    COMMENTS.contains(&node.kind())
 }
+
+/// The kinds of [`is_comment`].
+const COMMENTS: [&str; 3] = ["comment", "line_comment", "block_comment"];
 
 /// A comment line's text without comment markers, docstring quotes or
 /// surrounding space.
