@@ -56,6 +56,12 @@ impl Detector {
 /// `text` with each `%` and two hex digits replaced by the byte they stand
 /// for (a URL's user information is percent-encoded).
 pub(super) fn percent_decode(text: &[u8]) -> Vec<u8> {
+    percent_decode_marking(text, &mut Vec::new())
+}
+
+/// [`percent_decode`], adding to `decoded` where each escape it decodes
+/// is in `text` and where its byte is in what it gives.
+pub(super) fn percent_decode_marking(text: &[u8], decoded: &mut Vec<(usize, usize)>) -> Vec<u8> {
     let mut out = Vec::with_capacity(text.len());
     let mut i = 0;
     while i < text.len() {
@@ -66,6 +72,7 @@ pub(super) fn percent_decode(text: &[u8]) -> Vec<u8> {
             text.get(i + 2).copied().and_then(hex),
         ) {
             (b'%', Some(high), Some(low)) => {
+                decoded.push((i, out.len()));
                 out.push((high * 16 + low) as u8);
                 i += 3;
             }

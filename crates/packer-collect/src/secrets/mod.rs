@@ -99,6 +99,8 @@ struct Detector {
     /// For each keyword, the rules (indices in [`RULES`]) it enables: its
     /// own and those of every keyword inside it (found at the same place).
     keyword_rules: Vec<Vec<usize>>,
+    /// The longest keyword's length in bytes.
+    longest_keyword: usize,
     /// Each rule, compiled the first time one of its keywords is found
     /// (most trees need a few of the rules, and compiling them all cost
     /// more than scanning a small tree).
@@ -129,6 +131,11 @@ static DETECTOR: LazyLock<Detector> = LazyLock::new(|| {
                 .collect()
         })
         .collect();
+    let longest_keyword = keywords
+        .iter()
+        .map(|keyword| keyword.len())
+        .max()
+        .unwrap_or(0);
     let keywords = AhoCorasick::builder()
         .ascii_case_insensitive(true)
         .match_kind(MatchKind::Standard)
@@ -142,6 +149,7 @@ static DETECTOR: LazyLock<Detector> = LazyLock::new(|| {
     Detector {
         keywords,
         keyword_rules,
+        longest_keyword,
         rules,
         global_allow,
     }
@@ -161,24 +169,48 @@ pub fn find_in_file(path: &str, text: &str) -> Option<&'static Rule> {
 }
 
 fn find_in(path: Option<&str>, text: &str) -> Option<&'static Rule> {
-    find_in_bytes(path, text.as_bytes())
-        .or_else(|| unfold::views(text).find_map(|view| find_in_bytes(path, &view)))
+    let detector = &*DETECTOR;
+    let found = detector.keywords_in(text.as_bytes());
+    let candidates = detector.rules_of(&found.present());
+    detector
+        .first_finding(path, text.as_bytes(), &candidates)
+        .or_else(|| {
+            unfold::views(text).find_map(|view| {
+                let candidates = detector.rules_of(&detector.keywords_in_view(text, &found, &view));
+                detector.first_finding(path, &view.bytes, &candidates)
+            })
+        })
 }
 
-/// [`find_in`] over the text itself, or over one of its views.
-fn find_in_bytes(path: Option<&str>, text: &[u8]) -> Option<&'static Rule> {
-    let detector = &*DETECTOR;
-    let candidates = detector.candidates(text);
-    candidates
-        .iter()
-        .enumerate()
-        .filter(|&(_, &candidate)| candidate)
-        .filter(|&(index, _)| match &detector.compiled(index).path {
-            None => true,
-            Some(pattern) => path.is_some_and(|path| pattern.is_match(path)),
-        })
-        .find(|&(index, _)| detector.rule_finds(index, text))
-        .map(|(index, _)| &RULES[index])
+/// How many times each keyword occurs in a text (overlapping ones too).
+struct Found(Vec<usize>);
+
+impl Found {
+    /// Which keywords occur.
+    fn present(&self) -> Vec<bool> {
+        self.0.iter().map(|&count| count > 0).collect()
+    }
+}
+
+/// A stretch of a text, and the indices of the ranges near which it lies.
+type Stretch = (std::ops::Range<usize>, std::ops::Range<usize>);
+
+/// The stretches of a text `len` bytes long within `reach` bytes of any of
+/// `ranges` (in order, not overlapping), merged where they meet, each with
+/// the indices of the ranges it holds.
+fn near(ranges: &[std::ops::Range<usize>], reach: usize, len: usize) -> Vec<Stretch> {
+    let mut stretches: Vec<Stretch> = Vec::new();
+    for (index, range) in ranges.iter().enumerate() {
+        let window = range.start.saturating_sub(reach)..(range.end + reach).min(len);
+        match stretches.last_mut() {
+            Some((last, held)) if window.start <= last.end => {
+                last.end = last.end.max(window.end);
+                held.end = index + 1;
+            }
+            _ => stretches.push((window, index..index + 1)),
+        }
+    }
+    stretches
 }
 
 /// The first rule that finds a secret in a file's relative path (`/` or `\`
@@ -216,16 +248,115 @@ impl Detector {
         })
     }
 
-    /// Which rules have a keyword in `text`: one pass that finds every
-    /// keyword, overlapping ones too.
-    fn candidates(&self, text: &[u8]) -> Vec<bool> {
-        let mut candidates = vec![false; RULES.len()];
+    /// How many times each keyword occurs in `text`: one pass that finds
+    /// every keyword, overlapping ones too.
+    fn keywords_in(&self, text: &[u8]) -> Found {
+        let mut counts = vec![0; self.keyword_rules.len()];
         for found in self.keywords.find_overlapping_iter(text) {
-            for &rule in &self.keyword_rules[found.pattern().as_usize()] {
+            counts[found.pattern().as_usize()] += 1;
+        }
+        Found(counts)
+    }
+
+    /// Which keywords occur in `view` of `text` (whose keywords are
+    /// `found`), searching only where the view differs from the text: a
+    /// keyword occurs in the view when it occurs in the text clear of the
+    /// bytes the view changed (counted near them, where all such
+    /// occurrences lie), or holds a byte the view touched (searched near
+    /// those). A stretch of the view clear of them is one of the text. A
+    /// view whose stretches to search hold more bytes than it is searched
+    /// whole.
+    fn keywords_in_view(&self, text: &str, found: &Found, view: &unfold::View) -> Vec<bool> {
+        let reach = self.longest_keyword.saturating_sub(1);
+        let text = text.as_bytes();
+        let touched: Vec<std::ops::Range<usize>> =
+            view.touched.iter().map(|&at| at..at + 1).collect();
+        let (in_text, in_view) = (
+            near(&view.changed, reach, text.len()),
+            near(&touched, reach, view.bytes.len()),
+        );
+        // Where the view changes so much that those stretches hold more
+        // than the view, the view is searched whole.
+        let searched: usize = in_text
+            .iter()
+            .chain(&in_view)
+            .map(|(window, _)| window.len())
+            .sum();
+        if searched >= view.bytes.len() {
+            return self.keywords_in(&view.bytes).present();
+        }
+        self.keywords_near_changes(text, found, view, in_text, in_view)
+    }
+
+    /// [`Detector::keywords_in_view`] from the stretches of the text near
+    /// what the view changed (`in_text`, with the changed ranges each
+    /// holds) and of the view near the bytes it touched (`in_view`).
+    fn keywords_near_changes(
+        &self,
+        text: &[u8],
+        found: &Found,
+        view: &unfold::View,
+        in_text: Vec<Stretch>,
+        in_view: Vec<Stretch>,
+    ) -> Vec<bool> {
+        // Each keyword's occurrences in the text clear of the changed
+        // ranges: all of them, less those that overlap one.
+        let mut clear = found.0.clone();
+        for (window, ranges) in in_text {
+            let ranges = &view.changed[ranges];
+            for occurrence in self.keywords.find_overlapping_iter(&text[window.clone()]) {
+                let (start, end) = (
+                    window.start + occurrence.start(),
+                    window.start + occurrence.end(),
+                );
+                // The first range that ends after the occurrence starts
+                // (the ranges are in order) overlaps it when it starts
+                // before the occurrence ends.
+                let first = ranges.partition_point(|range| range.end <= start);
+                if ranges.get(first).is_some_and(|range| range.start < end) {
+                    clear[occurrence.pattern().as_usize()] -= 1;
+                }
+            }
+        }
+        let mut present: Vec<bool> = clear.iter().map(|&count| count > 0).collect();
+        for (window, _) in in_view {
+            for occurrence in self.keywords.find_overlapping_iter(&view.bytes[window]) {
+                present[occurrence.pattern().as_usize()] = true;
+            }
+        }
+        present
+    }
+
+    /// The rules that the keywords `present` enable.
+    fn rules_of(&self, present: &[bool]) -> Vec<bool> {
+        let mut candidates = vec![false; RULES.len()];
+        for (keyword, _) in present.iter().enumerate().filter(|(_, present)| **present) {
+            for &rule in &self.keyword_rules[keyword] {
                 candidates[rule] = true;
             }
         }
         candidates
+    }
+
+    /// The first rule of `candidates` (those with a keyword in `text`), in
+    /// [`RULES`] order, that applies to `path` and finds a secret in
+    /// `text`.
+    fn first_finding(
+        &self,
+        path: Option<&str>,
+        text: &[u8],
+        candidates: &[bool],
+    ) -> Option<&'static Rule> {
+        candidates
+            .iter()
+            .enumerate()
+            .filter(|&(_, &candidate)| candidate)
+            .filter(|&(index, _)| match &self.compiled(index).path {
+                None => true,
+                Some(pattern) => path.is_some_and(|path| pattern.is_match(path)),
+            })
+            .find(|&(index, _)| self.rule_finds(index, text))
+            .map(|(index, _)| &RULES[index])
     }
 
     /// Whether rule `index` finds a secret in `text`.
@@ -258,6 +389,105 @@ impl Detector {
 mod tests {
     use super::*;
     use base64::Engine;
+
+    /// Pieces of text that make every view and put keywords on both sides
+    /// of what a view changes (a keyword cut by a line break, an invisible
+    /// character or an escape; a keyword an escape decodes into; `a3t`,
+    /// a keyword, inside an escape the view decodes).
+    const PIECES: [&str; 18] = [
+        "ghp_",
+        "xox",
+        "b-",
+        "sk",
+        "_live",
+        "s.",
+        "://",
+        "-----BEGIN",
+        " ",
+        "\n",
+        "\u{200B}",
+        "%2F",
+        "%67hp_",
+        "%a3t",
+        "a3",
+        "0123456789abcdefABCD",
+        "\n    ",
+        "\\\r\n  ",
+    ];
+
+    /// Views that change a file every few bytes (an escape, an invisible
+    /// character or a joined line each, 40,000 to 200,000 changes): the
+    /// keywords found near the changes are those of the whole view, and
+    /// such a view, whose stretches near its changes hold more than it,
+    /// is searched whole.
+    #[test]
+    fn views_changed_every_few_bytes_have_the_keywords_of_the_whole_view() {
+        let detector = &*DETECTOR;
+        let reach = detector.longest_keyword - 1;
+        for text in [
+            "%41".repeat(200_000),
+            "ab\u{200B}".repeat(200_000),
+            format!("{}\n    BBBB", "A".repeat(20)).repeat(40_000),
+            format!("ghp_%67\u{200B}sk{}\n  yyyy ", "x".repeat(16)).repeat(20_000),
+        ] {
+            let found = detector.keywords_in(text.as_bytes());
+            let mut views = 0;
+            for view in unfold::views(&text) {
+                views += 1;
+                let whole = detector.keywords_in(&view.bytes).present();
+                let touched: Vec<std::ops::Range<usize>> =
+                    view.touched.iter().map(|&at| at..at + 1).collect();
+                let (in_text, in_view) = (
+                    near(&view.changed, reach, text.len()),
+                    near(&touched, reach, view.bytes.len()),
+                );
+                assert_eq!(in_text.len(), 1, "dense changes make one stretch");
+                let near_changes = detector.keywords_near_changes(
+                    text.as_bytes(),
+                    &found,
+                    &view,
+                    in_text,
+                    in_view,
+                );
+                assert_eq!(near_changes, whole);
+                assert_eq!(detector.keywords_in_view(&text, &found, &view), whole);
+            }
+            assert!(views > 0);
+            assert!(find(&text).is_none());
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(512))]
+
+        /// The keywords of each view, found only where it differs from
+        /// the text, are those a search of the whole view finds.
+        #[test]
+        fn a_view_has_the_keywords_a_search_of_it_finds(
+            picks in proptest::collection::vec(0usize..PIECES.len(), 0..60),
+        ) {
+            let text: String = picks.iter().map(|&pick| PIECES[pick]).collect();
+            let detector = &*DETECTOR;
+            let found = detector.keywords_in(text.as_bytes());
+            let reach = detector.longest_keyword - 1;
+            for view in unfold::views(&text) {
+                let whole = detector.keywords_in(&view.bytes).present();
+                proptest::prop_assert_eq!(&detector.keywords_in_view(&text, &found, &view), &whole);
+                // The search near the changes alone, however much the view
+                // changed.
+                let touched: Vec<std::ops::Range<usize>> =
+                    view.touched.iter().map(|&at| at..at + 1).collect();
+                let near_changes = detector.keywords_near_changes(
+                    text.as_bytes(),
+                    &found,
+                    &view,
+                    near(&view.changed, reach, text.len()),
+                    near(&touched, reach, view.bytes.len()),
+                );
+                proptest::prop_assert_eq!(near_changes, whole);
+            }
+        }
+    }
 
     const HEX: &str = "0123456789abcdef";
     const DIGITS: &str = "0123456789";

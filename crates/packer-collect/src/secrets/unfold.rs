@@ -4,7 +4,9 @@
 //! when the text has what it undoes, and searched as the text is when the
 //! text itself holds no secret.
 
-use super::check::percent_decode;
+use std::ops::Range;
+
+use super::check::percent_decode_marking;
 
 /// Characters that show as nothing (zero-width space, non-joiner, joiner,
 /// word joiner, byte-order mark, soft hyphen): a token with one inside is
@@ -21,21 +23,72 @@ const LEFT_RUN: usize = 16;
 /// ...and the next line (after its indentation) start with this many.
 const RIGHT_RUN: usize = 4;
 
-/// One view of a text: the text with one thing undone, if it has it.
-type View = fn(&str) -> Option<Vec<u8>>;
+/// A view of a text: the text with one thing undone.
+pub(super) struct View {
+    pub(super) bytes: Vec<u8>,
+    /// Where the view differs from the text, in order: each byte it made
+    /// (a decoded one), and the two bytes either side of each place where
+    /// it took bytes out. A stretch of the view that holds none of these
+    /// is a stretch of the text, byte for byte.
+    pub(super) touched: Vec<usize>,
+    /// The stretches of the text the view took out or replaced, in order.
+    pub(super) changed: Vec<Range<usize>>,
+}
+
+/// One way to view a text, if the text has what it undoes.
+type Unfold = fn(&str) -> Option<View>;
 
 /// The views of `text` to search as well, each made when needed.
-pub(super) fn views(text: &str) -> impl Iterator<Item = Vec<u8>> + '_ {
-    let views: [View; 3] = [without_invisible, percent_decoded, joined];
-    views.into_iter().filter_map(move |view| view(text))
+pub(super) fn views(text: &str) -> impl Iterator<Item = View> + '_ {
+    let unfolds: [Unfold; 3] = [without_invisible, percent_decoded, joined];
+    unfolds.into_iter().filter_map(move |unfold| unfold(text))
+}
+
+/// Marks the two bytes either side of where bytes were taken out of `out`
+/// (at its end).
+fn seam(out: &[u8], touched: &mut Vec<usize>) {
+    let at = out.len();
+    if at > 0 && touched.last() != Some(&(at - 1)) && touched.last() != Some(&at) {
+        touched.push(at - 1);
+    }
+    if touched.last() != Some(&at) {
+        touched.push(at);
+    }
+}
+
+/// `ranges` (in order) with those that meet joined: adjacent removed
+/// characters are one change.
+fn merged(ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+    for range in ranges {
+        match out.last_mut() {
+            Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+            _ => out.push(range),
+        }
+    }
+    out
 }
 
 /// `text` without its invisible characters, if it has any.
-fn without_invisible(text: &str) -> Option<Vec<u8>> {
+fn without_invisible(text: &str) -> Option<View> {
     if !has_invisible(text) {
         return None;
     }
-    Some(text.replace(&INVISIBLE[..], "").into_bytes())
+    let mut bytes = Vec::with_capacity(text.len());
+    let (mut touched, mut changed) = (Vec::new(), Vec::new());
+    let mut copied = 0;
+    for (at, c) in text.match_indices(&INVISIBLE[..]) {
+        bytes.extend_from_slice(&text.as_bytes()[copied..at]);
+        seam(&bytes, &mut touched);
+        copied = at + c.len();
+        changed.push(at..copied);
+    }
+    bytes.extend_from_slice(&text.as_bytes()[copied..]);
+    Some(View {
+        bytes,
+        touched,
+        changed: merged(changed),
+    })
 }
 
 /// Whether `text` holds an invisible character: its runs of ASCII are
@@ -64,13 +117,21 @@ fn has_invisible(text: &str) -> bool {
 }
 
 /// `text` with its percent escapes decoded, if it has any.
-fn percent_decoded(text: &str) -> Option<Vec<u8>> {
+fn percent_decoded(text: &str) -> Option<View> {
     let bytes = text.as_bytes();
     let escaped = text.match_indices('%').any(|(at, _)| {
         bytes.get(at + 1).is_some_and(u8::is_ascii_hexdigit)
             && bytes.get(at + 2).is_some_and(u8::is_ascii_hexdigit)
     });
-    escaped.then(|| percent_decode(bytes))
+    escaped.then(|| {
+        let mut decoded = Vec::new();
+        let bytes = percent_decode_marking(bytes, &mut decoded);
+        View {
+            bytes,
+            touched: decoded.iter().map(|&(_, made)| made).collect(),
+            changed: decoded.iter().map(|&(at, _)| at..at + 3).collect(),
+        }
+    })
 }
 
 /// Whether `b` may be part of a token (letters, digits and the characters
@@ -82,9 +143,10 @@ fn token_byte(b: u8) -> bool {
 /// `text` with each line break (and the next line's indentation, and a
 /// backslash before the break) taken out where a long run of token
 /// characters goes on after it, if there is such a place.
-fn joined(text: &str) -> Option<Vec<u8>> {
+fn joined(text: &str) -> Option<View> {
     let bytes = text.as_bytes();
     let mut out: Option<Vec<u8>> = None;
+    let (mut touched, mut changed) = (Vec::new(), Vec::new());
     let mut copied = 0;
     let mut at = 0;
     while let Some(found) = text[at..].find('\n') {
@@ -120,11 +182,17 @@ fn joined(text: &str) -> Option<Vec<u8>> {
         }
         let out = out.get_or_insert_with(|| Vec::with_capacity(bytes.len()));
         out.extend_from_slice(&bytes[copied..end]);
+        seam(out, &mut touched);
         copied = at + indent;
+        changed.push(end..copied);
     }
     out.map(|mut out| {
         out.extend_from_slice(&bytes[copied..]);
-        out
+        View {
+            bytes: out,
+            touched,
+            changed,
+        }
     })
 }
 
@@ -144,8 +212,8 @@ mod tests {
         }
     }
 
-    fn view(make: View, text: &str) -> Option<String> {
-        make(text).map(|bytes| String::from_utf8(bytes).unwrap())
+    fn view(unfold: Unfold, text: &str) -> Option<String> {
+        unfold(text).map(|view| String::from_utf8(view.bytes).unwrap())
     }
 
     #[test]
