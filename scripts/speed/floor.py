@@ -17,7 +17,8 @@ turn (the order rotating), with output to /dev/null:
   joined (written once, before the rounds): one count of the text the pack
   must count, on one core, start-up and tokenizer load included.
 
-CPU time is the child's user + system time (`os.wait4`); the table gives
+CPU time is the child's user + system time, measured as race.py measures
+it (its `run`, imported from beside this file); the table gives
 medians and each ÷ yek. `collect + count` is a floor of the plain pack as
 built (the pack also writes and counts each document's entry); `count`
 alone is a floor of any exact pack with this counter.
@@ -33,15 +34,16 @@ import subprocess
 import sys
 import tempfile
 
+from race import load, run
+
 
 def cpu(command):
-    """CPU seconds of one run of `command`, its output discarded."""
-    with open(os.devnull, "wb") as null:
-        child = subprocess.Popen(command, stdout=null, stderr=null)
-        _, status, usage = os.wait4(child.pid, 0)
-    if status != 0:
-        sys.exit(f"failed ({status}): {' '.join(command)}")
-    return usage.ru_utime + usage.ru_stime
+    """CPU seconds of one run of `command` (race.py's measure), which must
+    succeed."""
+    seconds, _, _, code = run(command)
+    if code != 0:
+        sys.exit(f"failed ({code}): {' '.join(command)}")
+    return seconds
 
 
 def main():
@@ -53,7 +55,7 @@ def main():
     parser.add_argument("--yek", default="yek")
     args = parser.parse_args()
     budget = str(args.budget)
-    print(f"load average before: {os.getloadavg()}; {os.cpu_count()} CPUs")
+    print(f"load average before: {load()}; {os.cpu_count()} CPUs")
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         for tree in args.trees:
@@ -83,7 +85,7 @@ def main():
             median = {task: statistics.median(times[task]) for task in tasks}
             rows.append((name, len(documents), os.path.getsize(text), median))
             print(f"  {name}: " + ", ".join(f"{t} {median[t]:.3f} s" for t in names))
-    print(f"load average after: {os.getloadavg()}")
+    print(f"load average after: {load()}")
     print(
         "| tree (documents, text MB) | yek CPU s | pack | collect | count "
         "| pack ÷ yek | collect ÷ yek | count ÷ yek | (collect + count) ÷ yek |"
