@@ -642,7 +642,7 @@ pub(crate) fn end_row(node: Node<'_>) -> usize {
     }
 }
 
-/// Whether a node is an attribute that goes with the item below it: Rust's
+/// The kinds of an attribute that goes with the item below it: Rust's
 /// `#[...]`, a JavaScript or TypeScript decorator in a class body.
 const ATTRIBUTES: [&str; 2] = ["attribute_item", "decorator"];
 

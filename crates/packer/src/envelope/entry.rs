@@ -230,15 +230,11 @@ impl Entries {
     pub fn passes(&self, written: &mut Written, limit: usize) -> bool {
         let text = &mut written.text;
         match self.envelope.cut() {
-            Cut::FinalRun => {
-                // The pieces before the one holding the final `}`, with
-                // the join after it, as `JsonSplit` counts them.
-                let len = text.len();
-                text.push_str(self.shape().join);
-                let passes = self.counter.passes(text, len - 1, limit);
-                text.truncate(len);
-                passes
-            }
+            // The pieces before the one holding the final `}`, with the
+            // join after it, as `JsonSplit` counts them.
+            Cut::FinalRun => with_join(text, self.shape().join, |joined, last| {
+                self.counter.passes(joined, last, limit)
+            }),
             Cut::Newline {
                 position: Some(start),
             } => {
@@ -376,6 +372,17 @@ fn numbered(start: &str, text: &str) -> String {
     full
 }
 
+/// `f` of a JSON entry `text` followed by `join` and of where the entry's
+/// final `}` is (its last byte): the join is written after the text while
+/// `f` runs and taken off again, so that the entry is not copied.
+fn with_join<R>(text: &mut String, join: &str, f: impl FnOnce(&str, usize) -> R) -> R {
+    let len = text.len();
+    text.push_str(join);
+    let result = f(text, len - 1);
+    text.truncate(len);
+    result
+}
+
 /// A JSON entry's count up to its final punctuation run, and where that run
 /// starts (see the module documentation).
 pub(super) struct JsonSplit {
@@ -397,28 +404,25 @@ impl JsonSplit {
         join: &str,
         shared: &[Shared],
     ) -> (JsonSplit, Vec<Skip>) {
-        let len = text.len();
-        text.push_str(join);
-        let joined = text.as_str();
-        // The final `}` is the last byte of the entry.
-        let (stable, tail_start, known, skips) =
-            match counter.record_shared(joined, 0, len - 1, shared) {
-                Some((_, known, skips)) => (known.tokens(), known.len(), known, skips),
-                None => {
-                    let (stable, tail_start) = counter.count_before_piece_at(joined, len - 1);
-                    (stable, tail_start, Known::default(), Vec::new())
-                }
+        with_join(text, join, |joined, last| {
+            let (stable, tail_start, known, skips) =
+                match counter.record_shared(joined, 0, last, shared) {
+                    Some((_, known, skips)) => (known.tokens(), known.len(), known, skips),
+                    None => {
+                        let (stable, tail_start) = counter.count_before_piece_at(joined, last);
+                        (stable, tail_start, Known::default(), Vec::new())
+                    }
+                };
+            // `joined[tail_start..]` is already the tail followed by the join.
+            let next = stable + counter.count(&joined[tail_start..]);
+            let split = JsonSplit {
+                stable,
+                tail_start,
+                next,
+                known,
             };
-        // `joined[tail_start..]` is already the tail followed by the join.
-        let next = stable + counter.count(&joined[tail_start..]);
-        text.truncate(len);
-        let split = JsonSplit {
-            stable,
-            tail_start,
-            next,
-            known,
-        };
-        (split, skips)
+            (split, skips)
+        })
     }
 
     fn followed_by(&self, text: &str, counter: &Counter, ending: &str) -> usize {
