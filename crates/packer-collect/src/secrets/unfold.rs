@@ -45,14 +45,13 @@ pub(super) fn views(text: &str) -> impl Iterator<Item = View> + '_ {
 }
 
 /// Marks the two bytes either side of where bytes were taken out of `out`
-/// (at its end).
+/// (at its end), each once, keeping `touched` in order.
 fn seam(out: &[u8], touched: &mut Vec<usize>) {
     let at = out.len();
-    if at > 0 && touched.last() != Some(&(at - 1)) && touched.last() != Some(&at) {
-        touched.push(at - 1);
-    }
-    if touched.last() != Some(&at) {
-        touched.push(at);
+    for byte in at.saturating_sub(1)..=at {
+        if touched.last().is_none_or(|&last| last < byte) {
+            touched.push(byte);
+        }
     }
 }
 
