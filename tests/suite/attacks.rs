@@ -106,6 +106,13 @@ pub fn refused(ended: &Ended, exit: i32, code: &str) {
     );
 }
 
+/// [`refused`], with `said` in what standard error says.
+#[track_caller]
+pub fn refused_saying(ended: &Ended, exit: i32, code: &str, said: &str) {
+    refused(ended, exit, code);
+    assert!(ended.stderr.contains(said), "{}", ended.stderr);
+}
+
 // Tokenizer files.
 
 /// The committed WordLevel file (NFD, Lowercase, StripAccents; Whitespace
@@ -179,13 +186,11 @@ fn tokenizer_pipelines_that_recurse_or_explode_are_refused_with_their_limit() {
         .collect();
     write_json(dir.path(), "added.json", &file);
     let ended = count_with(dir.path(), "added.json", "hello tok1 world");
-    refused(&ended, 3, "tokenizer-limit");
-    assert!(
-        ended
-            .stderr
-            .contains("100001 added tokens (the limit is 100000)"),
-        "{}",
-        ended.stderr
+    refused_saying(
+        &ended,
+        3,
+        "tokenizer-limit",
+        "100001 added tokens (the limit is 100000)",
     );
 }
 
@@ -324,11 +329,11 @@ fn hostile_templates_end_in_a_coded_error_and_packer_survives() {
     // bound in the parser): refused before its tree is read.
     let chain = format!("{{{{ {}'b' }}}}", "messages ~ ".repeat(100_000));
     let ended = pack_with_template(dir.path(), &chain, &small);
-    refused(&ended, 3, "invalid-chat-template");
-    assert!(
-        ended.stderr.contains("a tag of more than 2,000 tokens"),
-        "{}",
-        ended.stderr
+    refused_saying(
+        &ended,
+        3,
+        "invalid-chat-template",
+        "a tag of more than 2,000 tokens",
     );
     // The same worker renders an honest template exactly as before.
     let ended = pack_with_template(
@@ -343,13 +348,11 @@ fn hostile_templates_end_in_a_coded_error_and_packer_survives() {
     // a request without the documents, and let the payload pass any
     // budget: refused.
     let ended = pack_with_template(dir.path(), "<|start|>user<|message|>hi<|end|>", &small);
-    refused(&ended, 3, "invalid-chat-template");
-    assert!(
-        ended
-            .stderr
-            .contains("does not write the message that holds"),
-        "{}",
-        ended.stderr
+    refused_saying(
+        &ended,
+        3,
+        "invalid-chat-template",
+        "does not write the message that holds",
     );
 }
 
