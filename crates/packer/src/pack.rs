@@ -1495,6 +1495,37 @@ mod tests {
     }
 
     #[test]
+    fn source_is_outlined_before_a_smaller_test_file() {
+        // The test file first in input order, its outline the smaller.
+        let test = Document {
+            id: "tests/m0.rs".to_owned(),
+            ..rust_file(0, 1, 30)
+        };
+        let source = rust_file(1, 3, 30);
+        // The least budget the source's outline alone fits.
+        let only = [rust_file(0, 3, 30)];
+        let alone_outlined = |budget: u64| {
+            run(&only, budget, outlining(Policy::InOrder)).is_ok_and(|plan| plan.order == [0])
+        };
+        let (mut low, mut high) = (1, alone(&only, 0));
+        while low < high {
+            let middle = (low + high) / 2;
+            if alone_outlined(middle) {
+                high = middle;
+            } else {
+                low = middle + 1;
+            }
+        }
+        let documents = [test, source];
+        let plan = run(&documents, low, outlining(Policy::InOrder)).unwrap();
+        assert_eq!(plan.order, vec![1]);
+        assert_eq!(plan.decisions[1].reason, Reason::OutlineFits);
+        // The test file's outline alone fits the same budget.
+        let test_only = run(&documents[..1], low, outlining(Policy::InOrder)).unwrap();
+        assert_eq!(test_only.decisions[0].reason, Reason::OutlineFits);
+    }
+
+    #[test]
     fn a_file_that_does_not_parse_gets_no_outline_and_is_listed() {
         let mut broken = rust_file(1, 6, 30);
         broken.content.push_str("fn broken( {\n");

@@ -24,7 +24,7 @@
 
 mod graph;
 mod lexical;
-mod prior;
+pub(crate) mod prior;
 mod symbols;
 mod terms;
 

@@ -14,7 +14,9 @@
 //!    that keeps anything: `first`, `heads`, `public`, `signatures` or
 //!    `full`; see `packer_outline::Detail`) when the payload with it fits
 //!    the budget, the highest priority first (`--priority`, a capture's
-//!    `priority`), then the smallest outlines first when those files hold
+//!    `priority`), then every file before tests, examples and benchmarks
+//!    (by path, as the query's value prior tells them), then the smallest
+//!    outlines first when those files hold
 //!    at most [`EAGER_BYTES`] (all parsed at once, on every core), else the
 //!    smallest files first, parsed [`BATCH`] at a time (ties in the
 //!    policy's order); either way only until [`MISSES`] outlines in a row
@@ -57,6 +59,7 @@ use super::{OutlineOptions, Reason, Selector};
 use crate::envelope::{Entry, Label, OutlineLabel};
 use crate::fixture::Document;
 use crate::progress::Stage;
+use crate::rank::prior::is_test;
 
 /// The state of `--outline` in one selection run.
 pub(super) struct Outlining<'a> {
@@ -156,8 +159,9 @@ impl Selector<'_> {
                 waiting.push(index);
             }
         }
-        // The briefest outline of each, the smallest files first (the most
-        // files in view), ties in the policy's order; files are parsed a
+        // The briefest outline of each, source before tests, the smallest
+        // files first (the most files in view), ties in the policy's
+        // order; files are parsed a
         // batch at a time, and only until MISSES outlines in a row have
         // not fitted.
         let mut candidates: Vec<usize> = waiting
@@ -176,6 +180,7 @@ impl Selector<'_> {
                 let document = &outlining.documents[index];
                 (
                     Reverse(document.priority),
+                    is_test(&document.id),
                     document.content.len(),
                     outlining.rank[index],
                 )
@@ -231,11 +236,11 @@ impl Selector<'_> {
                     }) => entry.counts().next,
                     _ => usize::MAX,
                 };
-                let priority = self
-                    .outlines
-                    .as_ref()
-                    .map_or(0, |outlining| outlining.documents[*index].priority);
-                (Reverse(priority), tokens, *place)
+                let (priority, test) = self.outlines.as_ref().map_or((0, false), |outlining| {
+                    let document = &outlining.documents[*index];
+                    (document.priority, is_test(&document.id))
+                });
+                (Reverse(priority), test, tokens, *place)
             });
             for (_, index, outcome) in all {
                 if misses >= MISSES {

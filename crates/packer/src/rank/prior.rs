@@ -26,7 +26,7 @@ pub(super) fn is_source(path: &str) -> bool {
 }
 
 /// Whether `path` is a test, an example or a benchmark.
-fn is_test(path: &str) -> bool {
+pub(crate) fn is_test(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     let parts: Vec<&str> = lower.split('/').collect();
     let (directories, name) = parts.split_at(parts.len().saturating_sub(1));
