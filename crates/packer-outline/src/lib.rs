@@ -55,7 +55,10 @@
 //!   cleanly, else keeps its head. Docs are `///` and
 //!   `/** */`. Public: `pub` exactly (not `pub(crate)`); everything in a
 //!   `pub trait` and in a trait `impl`; an inherent `impl` when one of its
-//!   items is public; `macro_rules!` with `#[macro_export]`.
+//!   items is public; `macro_rules!` with `#[macro_export]`. A file
+//!   that calls a macro named like a primitive type (snapbox's `str![..]`),
+//!   which the grammar refuses and rustc accepts, is parsed again with the
+//!   name's last byte made `_` (no byte moves); see "Refusals and guards".
 //! - **Python**: the module docstring; imports; assignments at module and
 //!   class level up to the value (`__all__` whole); `def` and `class` heads
 //!   up to the colon with their decorators, and the first paragraph of
@@ -128,6 +131,13 @@
 //! start of a type parameter), the outline is rebuilt from the file's own
 //! text, and a file with any other error is still refused.
 //!
+//! A Rust file that does not parse is parsed again (at most twice, each
+//! within the budget) when it calls a macro whose name the grammar reads
+//! as a primitive type (`str![""]`, `u8!(..)`): that name's last byte
+//! becomes `_`, kept only where the new tree shows it as a macro's name,
+//! and the outline is rebuilt from the file's own text; a file with any
+//! other error is still refused.
+//!
 //! Hostile input costs work linear in the tree and no deep stack: every
 //! walk of a whole tree is iterative (a `TreeCursor` and a stack of
 //! ancestors on the heap); the rules recurse into at most 48 nested
@@ -164,6 +174,8 @@ mod nodes;
 mod parse;
 #[cfg(feature = "typescript")]
 mod repair;
+#[cfg(feature = "rust")]
+mod repair_rust;
 
 use std::ops::Range;
 
@@ -370,6 +382,8 @@ fn kept_lines(
     let (tree, text) = match language {
         #[cfg(feature = "typescript")]
         Language::TypeScript | Language::Tsx => repair::parse_typescript(&grammar, source, clock)?,
+        #[cfg(feature = "rust")]
+        Language::Rust => repair_rust::parse_rust(&grammar, source, clock)?,
         _ => (
             parse::parse(&grammar, source, clock)?,
             std::borrow::Cow::Borrowed(source),
