@@ -870,12 +870,20 @@ impl<'a> Selector<'a> {
         };
         let document = &excerpts.documents[index];
         let maker = self.layout.entries();
+        // When not even the opening every entry of the document begins
+        // with fits, no excerpt is made (no entry could cross an edge
+        // either, so none needs to be seen).
+        if maker.counter().settles()
+            && self.surely_over(index, at_end, |room| maker.opening_passes(document, room))
+        {
+            return false;
+        }
         let before = self.total();
         for (mut written, _) in excerpts_written(&maker, document, excerpts.options) {
             if self.crosses_text(written.text()) {
                 return false;
             }
-            if self.surely_over(index, at_end, &mut written) {
+            if self.surely_over(index, at_end, |room| maker.passes(&mut written, room)) {
                 continue;
             }
             let entry = maker.entry(written);
@@ -900,13 +908,13 @@ impl<'a> Selector<'a> {
         self.crosses_text(entry.text())
     }
 
-    /// Whether `written`, as document `index`'s entry (at the end of the
-    /// payload when `at_end`), surely does not fit, found without counting
-    /// it whole: counting per entry, the payload's count never falls as an
-    /// entry's counts grow, so an entry whose first pieces pass the room
-    /// left over the least any entry adds ([`Entries::floor`]) does not
-    /// fit. `false` when that does not show it (count it then).
-    fn surely_over(&self, index: usize, at_end: bool, written: &mut Written) -> bool {
+    /// Whether an entry of document `index` (at the end of the payload
+    /// when `at_end`) whose first pieces `passes` the room left over the
+    /// least any entry adds ([`Entries::floor`]) surely does not fit,
+    /// found without counting it whole: counting per entry, the payload's
+    /// count never falls as an entry's counts grow. `false` when that does
+    /// not show it (count it then).
+    fn surely_over(&self, index: usize, at_end: bool, passes: impl FnOnce(usize) -> bool) -> bool {
         if self.whole {
             return false;
         }
@@ -918,7 +926,7 @@ impl<'a> Selector<'a> {
         let Some(room) = (self.available as usize).checked_sub(total(0)) else {
             return true;
         };
-        maker.passes(written, room) && total(room + 1) as u64 > self.available
+        passes(room) && total(room + 1) as u64 > self.available
     }
 
     /// [`Selector::crosses`] for an entry's text.

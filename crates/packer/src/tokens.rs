@@ -452,6 +452,22 @@ impl Counter {
         known::passes(self.engine, text, stop, limit)
     }
 
+    /// Whether this counter splits every text piece by piece, saying how
+    /// far past each piece it read, with no added token that could join a
+    /// piece to what follows an entry: the built-in encodings.
+    pub(crate) fn settles(&self) -> bool {
+        matches!(self.source, Source::Builtin(_))
+    }
+
+    /// Whether the pieces of `text` that its split decides from `text`
+    /// alone (reading no byte past it) count more than `limit`: then so do
+    /// the pieces of any text that begins with `text`, since they are among
+    /// them. `false` when that does not show it, and always unless the
+    /// counter [`settles`](Counter::settles).
+    pub(crate) fn settled_passes(&self, text: &str, limit: usize) -> bool {
+        self.settles() && known::settled_passes(self.engine, text, limit)
+    }
+
     /// The exact count of `text`, where `skips` are pieces of it noted by
     /// [`Counter::record_shared`]: wherever the split of `text` arrives at
     /// a skip's first byte, the skip's tokens stand for its pieces, which

@@ -245,6 +245,66 @@ impl Entries {
         }
     }
 
+    /// Whether every entry of `document` — whole, outlined or excerpted,
+    /// whatever its content — counts more than `limit` tokens in the pieces
+    /// [`Entries::floor`] stands for, found before any is written: the
+    /// pieces of the text all of them begin with (see [`Entries::opening`])
+    /// that the split decides from that text alone are pieces of each of
+    /// them, so when those pass `limit`, so does each entry
+    /// ([`Counter::settled_passes`]). `false` when that does not show it.
+    pub fn opening_passes(&self, document: &Document, limit: usize) -> bool {
+        let opening = self.opening(document);
+        match self.envelope.cut() {
+            Cut::Newline {
+                position: Some(start),
+            } => self
+                .counter
+                .settled_passes(&numbered(start, &opening), limit),
+            Cut::FinalRun | Cut::Newline { position: None } => {
+                self.counter.settled_passes(&opening, limit)
+            }
+        }
+    }
+
+    /// The text every entry of `document` begins with: the longest that
+    /// its entries with no label, an outline's and an excerpt's, each with
+    /// no content and with content that needs a longer fence, have in
+    /// common (the layouts write the label and the content after the
+    /// document's id and source, which are the same in each).
+    fn opening(&self, document: &Document) -> String {
+        let outline = Label::Outline(OutlineLabel {
+            lines: String::new(),
+            of_lines: 0,
+        });
+        let excerpt = Label::Excerpt(ExcerptLabel {
+            query: String::new(),
+            lines: String::new(),
+            of_chars: 0,
+        });
+        let mut opening: Option<String> = None;
+        for content in ["", "````"] {
+            for label in [None, Some(&outline), Some(&excerpt)] {
+                let text = self.written(document, content, label).text;
+                opening = Some(match opening {
+                    None => text,
+                    Some(mut opening) => {
+                        let mut common = opening
+                            .bytes()
+                            .zip(text.bytes())
+                            .take_while(|(a, b)| a == b)
+                            .count();
+                        while !opening.is_char_boundary(common) {
+                            common -= 1;
+                        }
+                        opening.truncate(common);
+                        opening
+                    }
+                });
+            }
+        }
+        opening.unwrap_or_default()
+    }
+
     /// The entry of `written` and, when `share`, the pieces its content is
     /// sure to have (see [`Counter::record_shared`]).
     fn counted(&self, written: Written, share: bool) -> (Entry, Vec<Skip>) {
@@ -533,6 +593,82 @@ mod tests {
                 proptest::prop_assert_eq!(passes, alone > limit);
                 proptest::prop_assert!(maker.passes(&mut again, alone - 1));
             }
+        }
+
+        /// Every entry of a document begins with its opening, and when the
+        /// opening passes a limit so does each entry's count, in every
+        /// layout and label, whatever the document's id, source and
+        /// content.
+        #[test]
+        fn an_opening_that_passes_a_limit_is_passed_by_every_entry(
+            id in "[a-zA-Z0-9/_. -]{1,24}|[a-z ]{0,8}[\"<>&`\\\\日本🙂]{1,4}[a-z]{0,8}",
+            source in proptest::option::of("https://[a-z.]{1,12}/[a-z/\"<>&]{0,16}"),
+            content in "[a-z0-9 ,.:{}\"\\\\\n\t日本🙂<>&`-]{0,80}",
+            limit in 0usize..40,
+            envelope in 0usize..3,
+            encoding in 0usize..3,
+            notes in proptest::bool::ANY,
+            windows in proptest::bool::ANY,
+            markdown in proptest::bool::ANY,
+            label in 0usize..3,
+        ) {
+            let counter = Counter::new(
+                [Encoding::Cl100kBase, Encoding::O200kBase, Encoding::P50kBase][encoding],
+            );
+            let envelope = Envelope::ALL[envelope];
+            let maker = if windows {
+                Entries::for_windows(envelope, counter, notes.then_some(3))
+            } else {
+                Entries::new(envelope, counter, notes.then_some(3))
+            };
+            let label = match label {
+                0 => None,
+                1 => Some(Label::Excerpt(ExcerptLabel {
+                    query: "a query".into(),
+                    lines: "1-3,8-9".into(),
+                    of_chars: 120,
+                })),
+                _ => Some(Label::Outline(OutlineLabel {
+                    lines: "1-2".into(),
+                    of_lines: 9,
+                })),
+            };
+            let document = Document {
+                id: id.clone(),
+                source: source.map_or(Source::Path(id), Source::Url),
+                format: if markdown { Format::Markdown } else { Format::Text },
+                ..document(&content)
+            };
+            let mut written = maker.written(&document, &content, label.as_ref());
+            proptest::prop_assert!(written.text().starts_with(&maker.opening(&document)));
+            if maker.opening_passes(&document, limit) {
+                proptest::prop_assert!(maker.passes(&mut written, limit));
+            }
+        }
+    }
+
+    #[test]
+    fn an_opening_passes_what_its_settled_pieces_pass() {
+        let counter = Counter::new(Encoding::Cl100kBase);
+        let document = Document {
+            id: "src/deeply/nested/module/with/a/long/name.rs".into(),
+            ..document("fn main() {}\n")
+        };
+        for envelope in Envelope::ALL {
+            let maker = Entries::new(envelope, counter, None);
+            let opening = maker.opening(&document);
+            assert!(opening.contains(&document.id), "{envelope:?}: {opening:?}");
+            // The id alone is more than eight tokens; the piece that ends
+            // the opening is not counted, since what follows may change it.
+            assert!(maker.opening_passes(&document, 8), "{envelope:?}");
+            let counted = match envelope.cut() {
+                Cut::Newline {
+                    position: Some(start),
+                } => numbered(start, &opening),
+                Cut::FinalRun | Cut::Newline { position: None } => opening,
+            };
+            let whole = counter.count(&counted);
+            assert!(!maker.opening_passes(&document, whole), "{envelope:?}");
         }
     }
 }

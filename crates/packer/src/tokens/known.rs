@@ -125,15 +125,27 @@ impl Visitor<'_, '_> {
             Visitor::Record(recorder) => recorder.piece(piece, beyond, count),
             Visitor::Match(matcher) => matcher.piece(piece, count),
             Visitor::Skip(skipper) => skipper.piece(piece, count),
-            Visitor::Bound(bound) => bound.piece(piece, count),
+            Visitor::Bound(bound) => bound.piece(piece, beyond, count),
         }
     }
 }
 
 /// [`crate::tokens::Counter::passes`] with `engine`.
 pub(crate) fn passes(engine: &dyn Engine, text: &str, stop: usize, limit: usize) -> bool {
+    bound(engine, text, stop, limit, false)
+}
+
+/// [`crate::tokens::Counter::settled_passes`] with `engine`.
+pub(crate) fn settled_passes(engine: &dyn Engine, text: &str, limit: usize) -> bool {
+    bound(engine, text, text.len(), limit, true)
+}
+
+/// Whether `text`'s first pieces, those that end by `stop` (and, when
+/// `settled`, whose split read nothing past it), pass `limit`.
+fn bound(engine: &dyn Engine, text: &str, stop: usize, limit: usize, settled: bool) -> bool {
     let mut bound = Bound {
         stop,
+        settled,
         limit,
         position: 0,
         total: 0,
@@ -143,10 +155,12 @@ pub(crate) fn passes(engine: &dyn Engine, text: &str, stop: usize, limit: usize)
     engine.walk(text, 0, Visitor::Bound(&mut bound)) && bound.passed
 }
 
-/// Adds up the tokens of a text's first pieces, those that end by `stop`,
-/// until they pass `limit`.
+/// Adds up the tokens of a text's first pieces, those that end by `stop`
+/// (and, when `settled`, were split without reading past it), until they
+/// pass `limit`.
 pub(crate) struct Bound {
     stop: usize,
+    settled: bool,
     limit: usize,
     position: usize,
     total: usize,
@@ -155,12 +169,18 @@ pub(crate) struct Bound {
 }
 
 impl Bound {
-    /// The next piece, counted with `count`; false to stop (a piece ends
-    /// past `stop`, or the pieces so far pass the limit).
+    /// The next piece, whose split read `beyond` bytes past it, counted
+    /// with `count`; false to stop (a piece ends, or was decided, past
+    /// `stop`, or the pieces so far pass the limit).
     #[inline]
-    fn piece(&mut self, piece: &str, count: impl FnOnce(&str) -> usize) -> bool {
+    fn piece(&mut self, piece: &str, beyond: usize, count: impl FnOnce(&str) -> usize) -> bool {
         let end = self.position + piece.len();
-        if end > self.stop {
+        let reach = if self.settled {
+            end.saturating_add(beyond)
+        } else {
+            end
+        };
+        if reach > self.stop {
             return false;
         }
         self.position = end;
@@ -651,6 +671,36 @@ mod tests {
             assert!(counter.passes("ab cd ef", 6, 1));
             assert!(!counter.passes("ab cd ef", 6, 2));
             assert!(counter.passes("ab cd ef", 8, 2));
+        }
+    }
+
+    /// Only the pieces a text's split settles count toward what any longer
+    /// text beginning with it passes: "a paramet" is three tokens and "a
+    /// parameter" two, so the piece the split read to the end for is left
+    /// out.
+    #[test]
+    fn settled_pieces_pass_a_limit_for_every_longer_text() {
+        let counter = Counter::new(Encoding::Cl100kBase);
+        let tokens = |text: &str| reference(Encoding::Cl100kBase).encode_ordinary(text).len();
+        assert_eq!((tokens("a paramet"), tokens("a parameter")), (3, 2));
+        assert!(counter.passes("a paramet", 9, 2));
+        assert!(!counter.settled_passes("a paramet", 1));
+        assert!(counter.settled_passes("a paramet", 0));
+        // Every text that begins with a settled part passes what it passes.
+        for seed in 0..6 {
+            let text = crate::tokens::tests::varied_text(seed, 400);
+            for cut in (0..text.len())
+                .filter(|&at| text.is_char_boundary(at))
+                .step_by(37)
+            {
+                let whole = tokens(&text);
+                for limit in [0, 1, 5, 20, whole] {
+                    if counter.settled_passes(&text[..cut], limit) {
+                        assert!(whole > limit, "seed {seed} cut {cut} limit {limit}");
+                        assert!(counter.passes(&text, text.len(), limit));
+                    }
+                }
+            }
         }
     }
 
