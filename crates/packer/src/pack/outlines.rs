@@ -16,16 +16,15 @@
 //!    the budget, the highest priority first (`--priority`, a capture's
 //!    `priority`), then every file before tests, examples and benchmarks
 //!    (by path, as the query's value prior tells them), then the smallest
-//!    outlines first when those files hold
-//!    at most [`EAGER_BYTES`] (all parsed at once, on every core), else the
-//!    smallest files first, parsed [`BATCH`] at a time (ties in the
-//!    policy's order); either way only until [`MISSES`] outlines in a row
-//!    have not fitted, so the rest of a tree far larger than the budget is
-//!    not parsed at all. With a query, the briefest outlines go in the
-//!    policy's (the relevance) order instead, [`ORDERED_BATCH`] parsed at a
-//!    time, until [`ORDERED_MISSES`] in a row have not fitted, and only for
-//!    the [`ORDERED_MOST`] most relevant: the files that matter are the
-//!    ones in view.
+//!    outlines first when those files hold at most [`EAGER_BYTES`] (all
+//!    parsed at once, on every core), else the smallest files first,
+//!    parsed [`BATCH`] at a time (ties in the policy's order); either way
+//!    only until [`MISSES`] outlines in a row have not fitted, so the rest
+//!    of a tree far larger than the budget is not parsed at all. With a
+//!    query, the briefest outlines go in the policy's (the relevance) order
+//!    instead, [`ORDERED_BATCH`] parsed at a time, until [`ORDERED_MISSES`]
+//!    in a row have not fitted, and only for the [`ORDERED_MOST`] most
+//!    relevant: the files that matter are the ones in view.
 //! 3. **Fuller outlines.** Each outlined document, in order, is sent as its
 //!    fullest outline that still fits instead.
 //! 4. **Whole, while room remains.** Each waiting document, in order, goes
@@ -161,9 +160,8 @@ impl Selector<'_> {
         }
         // The briefest outline of each, source before tests, the smallest
         // files first (the most files in view), ties in the policy's
-        // order; files are parsed a
-        // batch at a time, and only until MISSES outlines in a row have
-        // not fitted.
+        // order; files are parsed a batch at a time, and only until MISSES
+        // outlines in a row have not fitted.
         let mut candidates: Vec<usize> = waiting
             .iter()
             .copied()
