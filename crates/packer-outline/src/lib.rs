@@ -381,9 +381,11 @@ fn kept_lines(
     let clock = clock::Clock::start(source.len());
     let (tree, text) = match language {
         #[cfg(feature = "typescript")]
-        Language::TypeScript | Language::Tsx => repair::parse_typescript(&grammar, source, clock)?,
+        Language::TypeScript | Language::Tsx => {
+            parse::parse_repaired(&grammar, source, clock, &repair::TYPESCRIPT)?
+        }
         #[cfg(feature = "rust")]
-        Language::Rust => repair_rust::parse_rust(&grammar, source, clock)?,
+        Language::Rust => parse::parse_repaired(&grammar, source, clock, &repair_rust::RUST)?,
         _ => (
             parse::parse(&grammar, source, clock)?,
             std::borrow::Cow::Borrowed(source),

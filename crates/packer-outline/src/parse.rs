@@ -43,12 +43,64 @@ pub(crate) fn parse(
     clean(parse_within(language, source, None, budget_for(source.len()), clock).0?)
 }
 
+/// Syntax a grammar refuses where the language's compiler accepts it, and
+/// how it is rewritten in place (no byte moves) so that it parses: the
+/// rewrites a text may need, the text with some of them made, and those of
+/// them that the new tree shows where they were meant to be.
+#[cfg(any(feature = "typescript", feature = "rust"))]
+pub(crate) struct Repair<R> {
+    pub(crate) candidates: fn(&str) -> Vec<R>,
+    pub(crate) apply: fn(&str, &[R]) -> String,
+    pub(crate) landed: fn(Node<'_>, &str, &[R]) -> Vec<R>,
+}
+
+/// The tree of `source`, and the text it was parsed from: `source` itself
+/// when it parses; else, when it does not parse and has candidates for
+/// `repair`, `source` with them made, parsed again (at most twice, each
+/// within the work budget) keeping only the rewrites that landed. When
+/// every rewrite landed, an error left is one of the file's own, at the
+/// same place in it; otherwise the first parse's error stands, as if the
+/// file had not been tried again.
+#[cfg(any(feature = "typescript", feature = "rust"))]
+pub(crate) fn parse_repaired<'s, R>(
+    language: &tree_sitter::Language,
+    source: &'s str,
+    clock: Clock,
+    repair: &Repair<R>,
+) -> Result<(Tree, std::borrow::Cow<'s, str>), OutlineError> {
+    use std::borrow::Cow;
+    let error = match parse(language, source, clock) {
+        Ok(tree) => return Ok((tree, Cow::Borrowed(source))),
+        Err(error @ OutlineError::Syntax { .. }) => error,
+        Err(other) => return Err(other),
+    };
+    let mut rewrites = (repair.candidates)(source);
+    for _ in 0..2 {
+        if rewrites.is_empty() {
+            break;
+        }
+        let text = (repair.apply)(source, &rewrites);
+        let Ok(tree) = parse_with_errors(language, &text, clock) else {
+            break;
+        };
+        let landed = (repair.landed)(tree.root_node(), &text, &rewrites);
+        if landed.len() == rewrites.len() {
+            return match syntax_error(&tree) {
+                None => Ok((tree, Cow::Owned(text))),
+                Some(error) => Err(error),
+            };
+        }
+        rewrites = landed;
+    }
+    Err(error)
+}
+
 /// Parses `source` in `language` within the work budget of its size, and
 /// returns the finished tree with whatever errors it has (see
 /// [`syntax_error`]); refuses only a parse that ran out of work or that
 /// the parser gave up on.
-#[cfg(feature = "typescript")]
-pub(crate) fn parse_with_errors(
+#[cfg(any(feature = "typescript", feature = "rust"))]
+fn parse_with_errors(
     language: &tree_sitter::Language,
     source: &str,
     clock: Clock,

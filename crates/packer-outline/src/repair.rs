@@ -29,27 +29,24 @@
 //! place in the file, since no byte moved); otherwise with its first error,
 //! as if it had not been tried again.
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 
-use tree_sitter::{Node, Tree};
+use tree_sitter::Node;
 
-use crate::OutlineError;
-use crate::clock::Clock;
 use crate::keep::preorder;
-use crate::parse::{parse, parse_with_errors, syntax_error};
+use crate::parse::Repair;
 
 /// One rewrite: the bytes `start..end` of the file, each replaced by `;`
 /// (a separator, one byte) or by a space (a blanked keyword).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Rewrite {
+pub(crate) struct Rewrite {
     start: usize,
     end: usize,
     kind: Kind,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     /// `;` between two members of an interface or object type.
     Separator,
     /// `type` in `export type *`.
@@ -58,42 +55,13 @@ enum Kind {
     Variance,
 }
 
-/// The tree of a TypeScript or TSX `source`, and the text it was parsed
-/// from: `source` itself, or `source` rewritten as the module
-/// documentation says when only that makes it parse. Errors as
-/// [`parse`]'s.
-pub(crate) fn parse_typescript<'s>(
-    grammar: &tree_sitter::Language,
-    source: &'s str,
-    clock: Clock,
-) -> Result<(Tree, Cow<'s, str>), OutlineError> {
-    let error = match parse(grammar, source, clock) {
-        Ok(tree) => return Ok((tree, Cow::Borrowed(source))),
-        Err(error @ OutlineError::Syntax { .. }) => error,
-        Err(other) => return Err(other),
-    };
-    let mut rewrites = candidates(source);
-    for _ in 0..2 {
-        if rewrites.is_empty() {
-            break;
-        }
-        let text = apply(source, &rewrites);
-        let Ok(tree) = parse_with_errors(grammar, &text, clock) else {
-            break;
-        };
-        let landed = landed(tree.root_node(), &text, &rewrites);
-        if landed.len() == rewrites.len() {
-            // Every rewrite is where it was meant to be: an error left is
-            // one of the file's own, at the same place in it.
-            return match syntax_error(&tree) {
-                None => Ok((tree, Cow::Owned(text))),
-                Some(error) => Err(error),
-            };
-        }
-        rewrites = landed;
-    }
-    Err(error)
-}
+/// How a TypeScript or TSX file that does not parse is tried again: see the module
+/// documentation and [`crate::parse::parse_repaired`].
+pub(crate) const TYPESCRIPT: Repair<Rewrite> = Repair {
+    candidates,
+    apply,
+    landed,
+};
 
 /// `source` with `rewrites` made.
 fn apply(source: &str, rewrites: &[Rewrite]) -> String {
@@ -299,6 +267,9 @@ fn tokens(source: &str) -> Vec<Token> {
 mod tests {
     use super::*;
     use crate::Language;
+    use crate::OutlineError;
+    use crate::clock::Clock;
+    use crate::parse::{parse, parse_repaired};
 
     fn typescript() -> tree_sitter::Language {
         crate::lang::grammar(Language::TypeScript).expect("the grammar")
@@ -367,8 +338,13 @@ mod tests {
     fn a_file_the_grammar_refuses_parses_with_rewrites_that_move_no_byte() {
         let source = "export interface Pick {\n  <T>(a: T): T\n  <T, U>(a: T, b: U): U\n}\nexport type * from './more'\nexport interface Box<out T> {\n  get(): T\n}\n";
         assert!(parse(&typescript(), source, Clock::start(source.len())).is_err());
-        let (tree, text) =
-            parse_typescript(&typescript(), source, Clock::start(source.len())).expect("a tree");
+        let (tree, text) = parse_repaired(
+            &typescript(),
+            source,
+            Clock::start(source.len()),
+            &TYPESCRIPT,
+        )
+        .expect("a tree");
         assert!(!tree.root_node().has_error());
         assert_eq!(text.len(), source.len());
         assert_eq!(
@@ -386,8 +362,8 @@ mod tests {
             "export type * from './a'\nconst x = (\n  <div>\n    a\n    <b />\n  </div>\n)\n";
         let grammar = crate::lang::grammar(Language::Tsx).expect("the grammar");
         assert!(kinds(source).contains(&(Kind::Separator, " ")));
-        let (_, text) =
-            parse_typescript(&grammar, source, Clock::start(source.len())).expect("a tree");
+        let (_, text) = parse_repaired(&grammar, source, Clock::start(source.len()), &TYPESCRIPT)
+            .expect("a tree");
         assert_eq!(text, source.replacen("type", "    ", 1));
     }
 
@@ -399,13 +375,24 @@ mod tests {
             Err(OutlineError::Syntax { line: 3, .. })
         ));
         assert!(matches!(
-            parse_typescript(&typescript(), source, Clock::start(source.len())),
+            parse_repaired(
+                &typescript(),
+                source,
+                Clock::start(source.len()),
+                &TYPESCRIPT
+            ),
             Err(OutlineError::Syntax { line: 5, .. })
         ));
         // With nothing to rewrite, the error is the parse's own.
         let broken = "export const a = 1;\nfunction f( {\n}\n";
         assert_eq!(
-            parse_typescript(&typescript(), broken, Clock::start(broken.len())).err(),
+            parse_repaired(
+                &typescript(),
+                broken,
+                Clock::start(broken.len()),
+                &TYPESCRIPT
+            )
+            .err(),
             parse(&typescript(), broken, Clock::start(broken.len())).err()
         );
     }

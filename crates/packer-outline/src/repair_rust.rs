@@ -19,15 +19,12 @@
 //! left where every rewrite landed is the file's own and refuses it, at
 //! its place in the file.
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 
-use tree_sitter::{Node, Tree};
+use tree_sitter::Node;
 
-use crate::OutlineError;
-use crate::clock::Clock;
 use crate::keep::preorder;
-use crate::parse::{parse, parse_with_errors, syntax_error};
+use crate::parse::Repair;
 
 /// The names the grammar reads as primitive types.
 const PRIMITIVES: [&str; 17] = [
@@ -35,39 +32,13 @@ const PRIMITIVES: [&str; 17] = [
     "i128", "isize", "f32", "f64",
 ];
 
-/// The tree of a Rust `source`, and the text it was parsed from: `source`
-/// itself, or `source` with the rewrite the module documentation describes
-/// when only that makes it parse. Errors as [`parse`]'s.
-pub(crate) fn parse_rust<'s>(
-    grammar: &tree_sitter::Language,
-    source: &'s str,
-    clock: Clock,
-) -> Result<(Tree, Cow<'s, str>), OutlineError> {
-    let error = match parse(grammar, source, clock) {
-        Ok(tree) => return Ok((tree, Cow::Borrowed(source))),
-        Err(error @ OutlineError::Syntax { .. }) => error,
-        Err(other) => return Err(other),
-    };
-    let mut names = candidates(source);
-    for _ in 0..2 {
-        if names.is_empty() {
-            break;
-        }
-        let text = apply(source, &names);
-        let Ok(tree) = parse_with_errors(grammar, &text, clock) else {
-            break;
-        };
-        let landed = landed(tree.root_node(), &names);
-        if landed.len() == names.len() {
-            return match syntax_error(&tree) {
-                None => Ok((tree, Cow::Owned(text))),
-                Some(error) => Err(error),
-            };
-        }
-        names = landed;
-    }
-    Err(error)
-}
+/// How a Rust file that does not parse is tried again: see the module
+/// documentation and [`crate::parse::parse_repaired`].
+pub(crate) const RUST: Repair<(usize, usize)> = Repair {
+    candidates,
+    apply,
+    landed,
+};
 
 /// The byte ranges of every macro name in `source` that is a primitive
 /// type's: the name, then optional spaces, `!`, optional spaces and `(`,
@@ -122,7 +93,7 @@ fn apply(source: &str, names: &[(usize, usize)]) -> String {
 
 /// The names of `names` that are the name of a macro invocation in the
 /// tree.
-fn landed(root: Node<'_>, names: &[(usize, usize)]) -> Vec<(usize, usize)> {
+fn landed(root: Node<'_>, _text: &str, names: &[(usize, usize)]) -> Vec<(usize, usize)> {
     let mut macros = HashSet::new();
     preorder(root, |node, _| {
         if node.kind() == "macro_invocation"
@@ -144,6 +115,9 @@ fn landed(root: Node<'_>, names: &[(usize, usize)]) -> Vec<(usize, usize)> {
 #[cfg(all(test, feature = "rust"))]
 mod tests {
     use super::*;
+    use crate::OutlineError;
+    use crate::clock::Clock;
+    use crate::parse::{parse, parse_repaired};
     use crate::{Detail, Language, outline};
 
     fn grammar() -> tree_sitter::Language {
@@ -162,7 +136,7 @@ mod tests {
             parse(&grammar(), source, never()),
             Err(OutlineError::Syntax { line: 2, .. })
         ));
-        let (_, text) = parse_rust(&grammar(), source, never()).unwrap();
+        let (_, text) = parse_repaired(&grammar(), source, never(), &RUST).unwrap();
         assert_eq!(text, "fn t() {\n    check(st_![\"\"]);\n}\n");
     }
 
@@ -192,7 +166,7 @@ mod tests {
     #[test]
     fn a_rewrite_that_lands_in_a_string_is_dropped_and_the_rest_kept() {
         let source = "fn a() { let s = \"str![x]\"; f(str![\"\"]); }\n";
-        let (tree, text) = parse_rust(&grammar(), source, never()).unwrap();
+        let (tree, text) = parse_repaired(&grammar(), source, never(), &RUST).unwrap();
         assert!(!tree.root_node().has_error());
         assert_eq!(text, "fn a() { let s = \"str![x]\"; f(st_![\"\"]); }\n");
     }
@@ -201,7 +175,7 @@ mod tests {
     fn another_error_still_refuses_the_file_at_its_place() {
         let source = "fn a() {\n    f(str![\"\"]);\n}\nfn b( {\n";
         assert!(matches!(
-            parse_rust(&grammar(), source, never()),
+            parse_repaired(&grammar(), source, never(), &RUST),
             Err(OutlineError::Syntax { line: 4, .. })
         ));
     }

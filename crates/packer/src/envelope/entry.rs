@@ -512,6 +512,44 @@ mod tests {
         }
     }
 
+    /// Entries in `envelope` with the `encoding`th of three encodings, with
+    /// or without notes and windows, and no label, an excerpt's or an
+    /// outline's (`label` 0, 1, 2).
+    fn maker_and_label(
+        envelope: Envelope,
+        encoding: usize,
+        notes: bool,
+        windows: bool,
+        label: usize,
+    ) -> (Entries, Option<Label>) {
+        let counter = Counter::new(
+            [
+                Encoding::Cl100kBase,
+                Encoding::O200kBase,
+                Encoding::P50kBase,
+            ][encoding],
+        );
+        let note_max = notes.then_some(3);
+        let maker = if windows {
+            Entries::for_windows(envelope, counter, note_max)
+        } else {
+            Entries::new(envelope, counter, note_max)
+        };
+        let label = match label {
+            0 => None,
+            1 => Some(Label::Excerpt(ExcerptLabel {
+                query: "a query".into(),
+                lines: "1-3,8-9".into(),
+                of_chars: 120,
+            })),
+            _ => Some(Label::Outline(OutlineLabel {
+                lines: "1-2".into(),
+                of_lines: 9,
+            })),
+        };
+        (maker, label)
+    }
+
     fn at_least(counts: EntryCounts, floor: EntryCounts) -> bool {
         counts.next >= floor.next && counts.ends.iter().zip(floor.ends).all(|(c, f)| *c >= f)
     }
@@ -534,28 +572,8 @@ mod tests {
             windows in proptest::bool::ANY,
             label in 0usize..3,
         ) {
-            let counter = Counter::new(
-                [Encoding::Cl100kBase, Encoding::O200kBase, Encoding::P50kBase][encoding],
-            );
-            let note_max = notes.then_some(3);
             let envelope = Envelope::ALL[envelope];
-            let maker = if windows {
-                Entries::for_windows(envelope, counter, note_max)
-            } else {
-                Entries::new(envelope, counter, note_max)
-            };
-            let label = match label {
-                0 => None,
-                1 => Some(Label::Excerpt(ExcerptLabel {
-                    query: "a query".into(),
-                    lines: "1-3,8-9".into(),
-                    of_chars: 120,
-                })),
-                _ => Some(Label::Outline(OutlineLabel {
-                    lines: "1-2".into(),
-                    of_lines: 9,
-                })),
-            };
+            let (maker, label) = maker_and_label(envelope, encoding, notes, windows, label);
             let document = document(&content);
             let mut written = maker.written(&document, &content, label.as_ref());
             let text = written.text().to_owned();
@@ -612,27 +630,8 @@ mod tests {
             markdown in proptest::bool::ANY,
             label in 0usize..3,
         ) {
-            let counter = Counter::new(
-                [Encoding::Cl100kBase, Encoding::O200kBase, Encoding::P50kBase][encoding],
-            );
-            let envelope = Envelope::ALL[envelope];
-            let maker = if windows {
-                Entries::for_windows(envelope, counter, notes.then_some(3))
-            } else {
-                Entries::new(envelope, counter, notes.then_some(3))
-            };
-            let label = match label {
-                0 => None,
-                1 => Some(Label::Excerpt(ExcerptLabel {
-                    query: "a query".into(),
-                    lines: "1-3,8-9".into(),
-                    of_chars: 120,
-                })),
-                _ => Some(Label::Outline(OutlineLabel {
-                    lines: "1-2".into(),
-                    of_lines: 9,
-                })),
-            };
+            let (maker, label) =
+                maker_and_label(Envelope::ALL[envelope], encoding, notes, windows, label);
             let document = Document {
                 id: id.clone(),
                 source: source.map_or(Source::Path(id), Source::Url),
