@@ -252,7 +252,7 @@ impl Entries {
     /// that the split decides from that text alone are pieces of each of
     /// them, so when those pass `limit`, so does each entry
     /// ([`Counter::settled_passes`]). `false` when that does not show it.
-    pub fn opening_passes(&self, document: &Document, limit: usize) -> bool {
+    pub(crate) fn opening_passes(&self, document: &Document, limit: usize) -> bool {
         let opening = self.opening(document);
         match self.envelope.cut() {
             Cut::Newline {
